@@ -1,0 +1,48 @@
+// A worker's performance model: compute time of one training step as a function of its local
+// batch size (LBB Eq. 1): t(B) = a0 + a1 B + a2 B^2 + a3 B^3 in ms, or a0 + a1 B (online model).
+#pragma once
+
+#include <utility>
+#include <vector>
+
+namespace env {
+
+struct BatchTimePoint {
+  double batch = 0;
+  double ms = 0;
+};
+
+class BatchTimeModel {
+ public:
+  BatchTimeModel() = default;
+  // Coefficients a0..ad (d <= 3) in ms. `valid_up_to` is the largest batch the model is meant for:
+  // a fitted cubic can turn down past its last point, so beyond it the model is continued linearly
+  // with the secant slope of its last stretch (never decreasing), see eval().
+  explicit BatchTimeModel(std::vector<double> coefficients, double valid_up_to = 0);
+
+  // Least-squares fit of a polynomial of `degree` (1..3) to profiled points (LBB Alg. 1 line 25).
+  // The fit is valid up to the largest profiled batch.
+  static BatchTimeModel fit(const std::vector<BatchTimePoint>& points, int degree = 3);
+
+  // Time of one step of `batch` samples, in ms; 0 for batch <= 0 (a worker taken out does no work).
+  // Monotone: between 0 and valid_up_to the value is the running maximum of the polynomial
+  // (precomputed on integer batches), beyond it linear with the last stretch's slope.
+  double eval(double batch) const;
+
+  const std::vector<double>& coefficients() const { return coefficients_; }
+  double valid_up_to() const { return valid_up_to_; }
+  double polynomial(double batch) const;  // the raw polynomial, no monotone envelope
+
+  // The first integer batch in [1, up_to] at which the raw polynomial decreases, or 0 if none.
+  int first_decrease(int up_to) const;
+
+ private:
+  void build_envelope();
+
+  std::vector<double> coefficients_;
+  double valid_up_to_ = 0;
+  std::vector<double> envelope_;  // envelope_[b] = max_{1<=k<=b} polynomial(k), b <= valid_up_to_
+  double tail_slope_ = 0;         // ms per sample past valid_up_to_
+};
+
+}  // namespace env

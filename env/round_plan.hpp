@@ -1,0 +1,83 @@
+// What a barrier policy decides for the next round, and what the environment reports back.
+// See DESIGN.md "The data flow": plan -> round -> report -> policy.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace env {
+
+// How the replicas are combined at the end of a round.
+enum class Aggregation {
+  // SSGD / LBB / BOA / LB-BSP: one local step each, gradients all-reduced with weight B_i/B
+  // (LBB Sec. 3.2.4), so every replica takes the same update.
+  GradientAllReduce,
+  // Local SGD / MLLSGD / OSA / Orchestra: each worker takes tau_i local steps, then the models are
+  // averaged (Orchestra Eq. 2).
+  ModelAverage,
+};
+
+// Weights of the model average. Orchestra Eq. 2 uses 1/N over the workers that took part.
+enum class AverageWeighting { Uniform, BySamples };
+
+// "Run until your data shard for this epoch is used up" (one-shot averaging).
+inline constexpr int kUntilShardEnd = std::numeric_limits<int>::max();
+
+struct WorkerPlan {
+  int batch_size = 0;   // B_i; 0 takes the worker out of the round (LBB Eq. 3, B_i = 0)
+  int local_steps = 1;  // tau_i; ignored (always 1) under GradientAllReduce
+};
+
+struct RoundPlan {
+  Aggregation aggregation = Aggregation::GradientAllReduce;
+  AverageWeighting weighting = AverageWeighting::Uniform;
+  std::vector<WorkerPlan> workers;  // one entry per worker, in cluster order
+  // MLLSGD: within a round, average inside each server every `server_average_every` local steps
+  // over the fast intra-server link; 0 means never (a flat scheme).
+  int server_average_every = 0;
+  // Per-worker share of the training set for the epoch this round starts (ModelAverage only; read
+  // at the first round of an epoch). Empty means proportional to B_i * tau_i, so that every worker
+  // runs out of data in the same round. Orchestra 3.1.2 sets it proportional to speed.
+  std::vector<double> data_shares;
+  // Orchestra's barrier T in ms when the policy has one (recorded in the results, 0 otherwise).
+  double barrier_ms = 0.0;
+};
+
+struct WorkerRoundStats {
+  int batch_size = 0;     // the batch actually used (the last batch of a shard may be smaller)
+  int local_steps = 0;    // steps actually taken this round
+  int samples = 0;        // samples processed this round
+  double compute_ms = 0;  // busy time: sum of this worker's step times
+  double idle_ms = 0;     // time spent waiting at barriers for slower workers
+};
+
+struct RoundReport {
+  std::int64_t round = 0;  // global sync index, counting from 0 over the whole run
+  int epoch = 0;           // epoch this round belongs to, from 0
+  std::vector<WorkerRoundStats> workers;
+  double comm_ms = 0;    // all-reduce / averaging time of this round (cost model or measured)
+  double round_ms = 0;   // wall time of the round: slowest compute + communication
+  double clock_ms = 0;   // clock at the end of the round
+  double straggler_effect = 0;  // LBB Eq. 4 over the workers that took part
+  double barrier_ms = 0;        // the plan's T, echoed
+  bool epoch_end = false;       // the last round of its epoch
+};
+
+struct EpochReport {
+  int epoch = 0;
+  std::int64_t rounds = 0;       // rounds in this epoch
+  double clock_ms = 0;           // clock at the end of the epoch (after evaluation, which costs 0)
+  double epoch_ms = 0;           // simulated (or wall) time of this epoch
+  double accuracy = 0;           // test accuracy in [0,1]; NaN in timing-only mode
+  double loss = 0;               // test loss; NaN in timing-only mode
+  double train_loss = 0;         // mean training loss over the epoch's steps; NaN in timing-only mode
+  double mean_straggler_effect = 0;
+  double utilization = 0;        // busy / (N * elapsed)
+  std::vector<double> worker_busy_ms;  // per worker, this epoch
+  std::vector<double> worker_idle_ms;
+  std::vector<std::int64_t> worker_steps;  // local iterations taken this epoch, per worker
+};
+
+}  // namespace env

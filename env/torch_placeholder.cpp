@@ -1,0 +1,1 @@
+#include <torch/torch.h>
