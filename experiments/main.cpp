@@ -1,1 +1,55 @@
-int main() { return 0; }
+// The `orchestra` command line: one binary, one subcommand per task (DESIGN.md "The command line").
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <string>
+
+#include "env/errors.hpp"
+#include "experiments/commands.hpp"
+
+namespace {
+
+const char* kHelp = R"(usage: orchestra COMMAND [ARGS]   (orchestra COMMAND --help for each)
+
+Tune the synchronization barrier of local-SGD training on heterogeneous clusters.
+
+commands:
+  run CONFIG       run every policy of a YAML experiment and compare them
+  help             this text
+
+example:
+  orchestra run configs/quickstart.yaml
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using experiments::Args;
+  const std::map<std::string, int (*)(const Args&)> commands = {
+      {"run", experiments::command_run},
+  };
+  if (argc < 2 || std::string(argv[1]) == "help" || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    std::cout << kHelp;
+    return argc < 2 ? 2 : 0;
+  }
+  const auto command = commands.find(argv[1]);
+  if (command == commands.end()) {
+    std::cerr << "orchestra: unknown command '" << argv[1] << "' (try: orchestra help)\n";
+    return 2;
+  }
+  try {
+    return command->second(Args(argv + 2, argv + argc));
+  } catch (const experiments::UsageError& e) {
+    std::cerr << "orchestra " << argv[1] << ": " << e.what() << "\n";
+    return 2;
+  } catch (const env::ConfigError& e) {
+    std::cerr << "orchestra: config error: " << e.what() << "\n";
+    return 2;
+  } catch (const env::DataError& e) {
+    std::cerr << "orchestra: data error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "orchestra: error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,1 +1,0 @@
-#include <torch/torch.h>

@@ -1,0 +1,80 @@
+#include "experiments/results_files.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "experiments/atomic_file.hpp"
+
+namespace experiments {
+namespace {
+
+std::string num(double v) {
+  if (std::isnan(v)) return "nan";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+}  // namespace
+
+std::string epochs_csv(const PolicyOutcome& o) {
+  std::string csv = "epoch,sim_time_s,epoch_time_s,accuracy,loss,train_loss,straggler_effect,utilization,rounds\n";
+  for (const auto& e : o.epochs)
+    csv += std::to_string(e.epoch + 1) + ',' + num(e.clock_ms / 1000.0) + ',' + num(e.epoch_ms / 1000.0) + ',' + num(e.accuracy) +
+           ',' + num(e.loss) + ',' + num(e.train_loss) + ',' + num(e.mean_straggler_effect) + ',' + num(e.utilization) + ',' +
+           std::to_string(e.rounds) + '\n';
+  return csv;
+}
+
+std::string evals_csv(const PolicyOutcome& o) {
+  std::string csv = "round,epoch,sim_time_s,accuracy,loss\n";
+  for (const auto& p : o.evals)
+    csv += std::to_string(p.round) + ',' + std::to_string(p.epoch) + ',' + num(p.clock_s) + ',' + num(p.accuracy) + ',' + num(p.loss) + '\n';
+  return csv;
+}
+
+nlohmann::json summary_json(const PolicyOutcome& o, double target, const std::string& reference_label,
+                            std::optional<double> speedup_vs_reference) {
+  nlohmann::json s;
+  s["policy"] = o.kind;
+  s["label"] = o.label;
+  s["target_accuracy"] = target;
+  s["reached_target"] = o.time_to_target_s.has_value();
+  s["time_to_target_s"] = o.time_to_target_s ? nlohmann::json(*o.time_to_target_s) : nlohmann::json(nullptr);
+  s["final_accuracy"] = number_or_null(o.final_accuracy);
+  s["final_loss"] = number_or_null(o.final_loss);
+  s["epochs"] = o.epochs.size();
+  s["rounds"] = o.rounds;
+  s["sim_time_s"] = o.sim_time_s;
+  s["mean_straggler_effect"] = o.mean_straggler_effect;
+  s["mean_utilization"] = o.mean_utilization;
+  s["idle_s_per_worker"] = o.idle_s_per_worker;
+  s["speedup_reference"] = reference_label;
+  s["speedup_vs_first"] = speedup_vs_reference ? nlohmann::json(*speedup_vs_reference) : nlohmann::json(nullptr);
+  s["wall_clock"] = {{"seconds", o.wall_seconds}};  // the one field that differs between identical runs
+  return s;
+}
+
+void write_policy_folder(const std::string& out_dir, const PolicyOutcome& o, const nlohmann::json& summary,
+                         const nlohmann::json& resolved_config) {
+  namespace fs = std::filesystem;
+  fs::create_directories(out_dir);
+  const fs::path final_dir = fs::path(out_dir) / o.label;
+  const fs::path staging = fs::path(out_dir) / ("." + o.label + ".staging-" + std::to_string(::getpid()));
+  fs::remove_all(staging);
+  fs::create_directories(staging);
+  write_file_atomic((staging / "epochs.csv").string(), epochs_csv(o));
+  write_file_atomic((staging / "evals.csv").string(), evals_csv(o));
+  if (!o.rounds_csv.empty()) write_file_atomic((staging / "rounds.csv").string(), o.rounds_csv);
+  write_file_atomic((staging / "config.json").string(), resolved_config.dump(2) + "\n");
+  write_file_atomic((staging / "summary.json").string(), summary.dump(2) + "\n");
+  fs::remove_all(final_dir);
+  fs::rename(staging, final_dir);
+}
+
+}  // namespace experiments
