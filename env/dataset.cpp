@@ -68,8 +68,14 @@ DatasetPair load_dataset(const DataSpec& spec, std::uint64_t seed) {
       break;
     case DatasetKind::FashionMnist:
     case DatasetKind::Mnist: {
-      pair.train = read_idx_pair(idx_file(spec.path, "train-images-idx3-ubyte"), idx_file(spec.path, "train-labels-idx1-ubyte"));
-      pair.test = read_idx_pair(idx_file(spec.path, "t10k-images-idx3-ubyte"), idx_file(spec.path, "t10k-labels-idx1-ubyte"));
+      // Named one by one: the order of function arguments is unspecified, and errors should
+      // name the first missing file.
+      const std::string train_images = idx_file(spec.path, "train-images-idx3-ubyte");
+      const std::string train_labels = idx_file(spec.path, "train-labels-idx1-ubyte");
+      const std::string test_images = idx_file(spec.path, "t10k-images-idx3-ubyte");
+      const std::string test_labels = idx_file(spec.path, "t10k-labels-idx1-ubyte");
+      pair.train = read_idx_pair(train_images, train_labels);
+      pair.test = read_idx_pair(test_images, test_labels);
       if (spec.kind == DatasetKind::FashionMnist) {
         normalize(pair.train, {0.2860}, {0.3530});
         normalize(pair.test, {0.2860}, {0.3530});

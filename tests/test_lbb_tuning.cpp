@@ -1,0 +1,137 @@
+// LBB Alg. 2 (dynamic tuning) and the profiling helpers of Alg. 1.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "lbb/dynamic_tuner.hpp"
+#include "lbb/profiler.hpp"
+
+using lbb::DynamicTuner;
+using lbb::RoughModel;
+using lbb::TuneAction;
+using lbb::TunerOptions;
+
+TEST_CASE("Alg. 2: SE below FT leaves the batch sizes alone") {
+  DynamicTuner tuner({}, std::vector<RoughModel>(3), {300, 300, 300}, 300);
+  // SE = 2 / 101 = 0.0198 < 0.05.
+  const auto r = tuner.tune({100, 100, 100}, {100.0, 101.0, 102.0});
+  CHECK(r.action == TuneAction::None);
+  CHECK(r.straggler_effect == doctest::Approx(2.0 / 101.0));
+  CHECK(r.batch_sizes == std::vector<int>{100, 100, 100});
+}
+
+TEST_CASE("Alg. 2 lines 11-14: one fine-tune moves a sample from the slowest to the fastest") {
+  DynamicTuner tuner({}, std::vector<RoughModel>(3), {300, 300, 300}, 300);
+  // SE = (110 - 100) / 105 = 0.095: between FT = 0.05 and RT = 0.3.
+  const auto r = tuner.tune({100, 100, 100}, {100.0, 105.0, 110.0});
+  CHECK(r.action == TuneAction::Fine);
+  CHECK(r.straggler_effect == doctest::Approx(10.0 / 105.0));
+  CHECK(r.batch_sizes == std::vector<int>{101, 100, 99});
+  CHECK(r.slowest == 2);
+  CHECK(r.fastest == 0);
+  CHECK(r.moved == 1);
+}
+
+TEST_CASE("fine-tuning respects B_lim and B_i >= 0") {
+  TunerOptions options;
+  options.step = 4;
+  DynamicTuner tuner(options, std::vector<RoughModel>(3), {100, 120, 100}, 203);
+  // The fastest (worker 0) is at its limit, so worker 1 takes the samples; the slowest has only
+  // 3, so 3 move and it is taken out.
+  const auto r = tuner.tune({100, 100, 3}, {90.0, 95.0, 100.0});
+  CHECK(r.action == TuneAction::Fine);
+  CHECK(r.batch_sizes == std::vector<int>{100, 103, 0});
+  CHECK(r.fastest == 1);
+  CHECK(r.moved == 3);
+}
+
+TEST_CASE("Alg. 2 lines 1-5, 16-17: one rapid-tune from rough linear models") {
+  // a0 = 10 ms from profiling. Measured 60 and 110 ms at 50 samples each: SE = 50 / 85 = 0.59.
+  // Rough models: a1 = (60 - 10) / 50 = 1 and (110 - 10) / 50 = 2, so 10 + B0 = 10 + 2 B1 with
+  // B0 + B1 = 100: (67, 33) at 77 / 76 ms is the integer optimum.
+  DynamicTuner tuner({}, {{10.0, 0.5}, {10.0, 0.5}}, {100, 100}, 100);
+  const auto r = tuner.tune({50, 50}, {60.0, 110.0});
+  CHECK(r.action == TuneAction::Rapid);
+  CHECK(r.straggler_effect == doctest::Approx(50.0 / 85.0));
+  CHECK(tuner.models()[0].a0 == 10.0);
+  CHECK(tuner.models()[0].a1 == doctest::Approx(1.0));
+  CHECK(tuner.models()[1].a1 == doctest::Approx(2.0));
+  CHECK(r.batch_sizes == std::vector<int>{67, 33});
+  CHECK(tuner.window_left() == TunerOptions{}.window);
+}
+
+TEST_CASE("rapid-tune with a step faster than the profiled start-up falls back to a model through 0") {
+  DynamicTuner tuner({}, {{50.0, 1.0}, {0.0, 1.0}}, {100, 100}, 100);
+  // Worker 0 took 40 ms < a0 = 50: model 0.8 ms per sample. Worker 1: (100 - 0) / 50 = 2.
+  const auto r = tuner.tune({50, 50}, {40.0, 100.0});
+  CHECK(r.action == TuneAction::Rapid);
+  CHECK(tuner.models()[0].a0 == 0.0);
+  CHECK(tuner.models()[0].a1 == doctest::Approx(0.8));
+  // 0.8 B0 = 2 B1, B0 + B1 = 100 balances at 71.4 / 28.6: (72, 28) at 57.6 / 56 ms beats
+  // (71, 29) at 56.8 / 58.
+  CHECK(r.batch_sizes == std::vector<int>{72, 28});
+}
+
+TEST_CASE("the observation window after a rapid tune allows only fine-tuning (Sec. 3.2.3)") {
+  TunerOptions options;
+  options.window = 2;
+  DynamicTuner tuner(options, {{10.0, 1.0}, {10.0, 1.0}}, {100, 100}, 100);
+  CHECK(tuner.tune({50, 50}, {60.0, 110.0}).action == TuneAction::Rapid);
+  // Still far apart (SE >= RT), but inside the window: fine-tunes.
+  auto r = tuner.tune({67, 33}, {60.0, 110.0});
+  CHECK(r.in_window);
+  CHECK(r.action == TuneAction::Fine);
+  CHECK(r.batch_sizes == std::vector<int>{68, 32});
+  r = tuner.tune({68, 32}, {60.0, 110.0});
+  CHECK(r.action == TuneAction::Fine);
+  CHECK(tuner.window_left() == 0);
+  r = tuner.tune({69, 31}, {60.0, 110.0});
+  CHECK_FALSE(r.in_window);
+  CHECK(r.action == TuneAction::Rapid);
+}
+
+TEST_CASE("the tuner rejects inconsistent input") {
+  CHECK_THROWS_AS(DynamicTuner({}, std::vector<RoughModel>(2), {10, 10}, 30), std::invalid_argument);
+  TunerOptions bad;
+  bad.fine_threshold = 0.5;
+  CHECK_THROWS_AS(DynamicTuner(bad, std::vector<RoughModel>(2), {10, 10}, 10), std::invalid_argument);
+  DynamicTuner tuner({}, std::vector<RoughModel>(2), {10, 10}, 10);
+  CHECK_THROWS_AS(tuner.tune({5, 5, 0}, {1.0, 2.0}), std::invalid_argument);
+}
+
+TEST_CASE("Alg. 1 line 5: batches 2^p up to the limit, the limit included") {
+  CHECK(lbb::profile_batches(300) == std::vector<int>{2, 4, 8, 16, 32, 64, 128, 256, 300});
+  CHECK(lbb::profile_batches(256) == std::vector<int>{2, 4, 8, 16, 32, 64, 128, 256});
+  CHECK(lbb::profile_batches(2) == std::vector<int>{2});
+  CHECK(lbb::profile_batches(1) == std::vector<int>{1});
+  CHECK(lbb::profile_batches(0).empty());
+}
+
+TEST_CASE("profiling trims outliers before averaging") {
+  CHECK(lbb::trimmed_mean({3.0, 1.0, 2.0, 100.0, -50.0}, 0.2) == doctest::Approx(2.0));
+  CHECK(lbb::trimmed_mean({1.0, 2.0, 3.0, 4.0}, 0.5) == doctest::Approx(2.5));  // median
+  CHECK(lbb::trimmed_mean({1.0, 2.0, 9.0}, 0.0) == doctest::Approx(4.0));
+  CHECK_THROWS_AS(lbb::trimmed_mean({}, 0.2), std::invalid_argument);
+  CHECK_THROWS_AS(lbb::trimmed_mean({1.0}, 0.7), std::invalid_argument);
+}
+
+TEST_CASE("profile_worker fits Eq. 1 to trimmed probes") {
+  int calls = 0;
+  // 2 + 0.5 B, with one wild probe per batch size that trimming must drop.
+  const auto probe = [&calls](int worker, int batch) {
+    CHECK(worker == 3);
+    return (calls++ % 5 == 2) ? 1000.0 : 2.0 + 0.5 * batch;
+  };
+  lbb::ProfileOptions options;
+  const auto p = lbb::profile_worker(probe, 3, 64, options);
+  CHECK(calls == 6 * 5);
+  REQUIRE(p.points.size() == 6);
+  CHECK(p.points.back().batch == 64);
+  CHECK(p.points.back().ms == doctest::Approx(34.0));
+  CHECK(p.model.valid_up_to() == 64);
+  CHECK(p.model.eval(40) == doctest::Approx(22.0));
+  CHECK_THROWS_AS(lbb::profile_worker([](int, int) { return NAN; }, 0, 8, options), std::runtime_error);
+  CHECK_THROWS_AS(lbb::profile_worker(probe, 0, 0, options), std::invalid_argument);
+}
