@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <random>
 #include <stdexcept>
 #include <vector>
 
@@ -24,11 +25,16 @@ class FakeCluster {
   std::vector<double> a0{6.6, 6.6, 8.3, 51.0};
   std::vector<double> a1{0.586, 0.586, 0.602, 2.671};
   std::vector<double> extra_ms{0, 0, 0, 0};  // a perturbation, as in LBB Sec. 4.4
+  double noise = 0.0;                         // relative spread of each step time, seeded
   int probes = 0;
 
-  double step_ms(int worker, int batch) const {
+  explicit FakeCluster(unsigned seed = 1) : rng_(seed) {}
+
+  double step_ms(int worker, int batch) {
     const auto w = static_cast<std::size_t>(worker);
-    return batch > 0 ? a0[w] + extra_ms[w] + a1[w] * batch : 0.0;
+    if (batch <= 0) return 0.0;
+    const double factor = noise > 0 ? std::uniform_real_distribution<double>(1 - noise, 1 + noise)(rng_) : 1.0;
+    return (a0[w] + extra_ms[w] + a1[w] * batch) * factor;
   }
 
   env::ClusterView view() {
@@ -46,7 +52,7 @@ class FakeCluster {
   }
 
   // One synchronous round of `plan`; `cut` shortens every batch (the end of an epoch's data).
-  env::RoundReport run(const env::RoundPlan& plan, std::int64_t round, int epoch, int cut = 0) const {
+  env::RoundReport run(const env::RoundPlan& plan, std::int64_t round, int epoch, int cut = 0) {
     env::RoundReport report;
     report.round = round;
     report.epoch = epoch;
@@ -65,6 +71,9 @@ class FakeCluster {
     report.straggler_effect = lbb::straggler_effect(times, batches);
     return report;
   }
+
+ private:
+  std::mt19937 rng_;
 };
 
 void check_plan(const env::RoundPlan& plan) {
@@ -81,7 +90,7 @@ void check_plan(const env::RoundPlan& plan) {
 }
 
 // Runs `rounds` rounds of `policy`, epoch `epoch`; returns the last round's report.
-env::RoundReport drive(env::BarrierPolicy& policy, const FakeCluster& cluster, int rounds, std::int64_t& round,
+env::RoundReport drive(env::BarrierPolicy& policy, FakeCluster& cluster, int rounds, std::int64_t& round,
                        int epoch = 0) {
   env::RoundReport report;
   for (int r = 0; r < rounds; ++r, ++round) {
@@ -229,6 +238,28 @@ TEST_CASE("LB-BSP: batch sizes proportional to the predicted speed") {
   CHECK(policy.predicted_speeds()[3] == doctest::Approx(0.5 * v + 0.5 * 33.0 / (51.0 + 2.671 * 33)));
   const auto report = drive(policy, cluster, 60, round);
   CHECK(report.straggler_effect < 0.05);
+}
+
+TEST_CASE("LBB under seeded noise: trimmed profiles stay close, and one seed gives one run") {
+  const auto run = [](unsigned seed) {
+    FakeCluster cluster(seed);
+    cluster.noise = 0.05;
+    lbb::LbbPolicy policy;
+    policy.start(cluster.view());
+    std::vector<std::vector<int>> history{policy.batch_sizes()};
+    std::int64_t round = 0;
+    for (int r = 0; r < 30; ++r) {
+      drive(policy, cluster, 1, round);
+      history.push_back(policy.batch_sizes());
+    }
+    CHECK(policy.profiled_allocation().iteration_ms == doctest::Approx(104.462).epsilon(0.03));
+    CHECK(policy.profiled_allocation().batch_sizes[3] >= 18);
+    CHECK(policy.profiled_allocation().batch_sizes[3] <= 22);
+    return history;
+  };
+  const auto first = run(3);
+  CHECK(run(3) == first);
+  CHECK(run(4) != first);
 }
 
 TEST_CASE("policies reject a cluster that cannot hold the global batch") {

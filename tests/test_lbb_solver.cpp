@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -164,6 +165,12 @@ TEST_CASE("Eq. 3 at 1,024 workers: optimal by certificate") {
     hold += b;
   }
   CHECK(hold < 65536);
+}
+
+TEST_CASE("Eq. 3: limits up to INT_MAX do not overflow the searches") {
+  const int huge = std::numeric_limits<int>::max();
+  const auto a = solve_min_max({linear(0, 1, huge), linear(0, 1, huge)}, 1000);
+  CHECK(a.batch_sizes == std::vector<int>{500, 500});
 }
 
 TEST_CASE("Eq. 3: bad input is rejected with a reason") {

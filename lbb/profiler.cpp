@@ -1,0 +1,58 @@
+#include "lbb/profiler.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace lbb {
+
+std::vector<int> profile_batches(int up_to) {
+  std::vector<int> batches;
+  if (up_to <= 0) return batches;
+  if (up_to == 1) return {1};
+  for (long long b = 2; b < up_to; b *= 2) batches.push_back(static_cast<int>(b));
+  batches.push_back(up_to);
+  return batches;
+}
+
+double trimmed_mean(std::vector<double> samples, double trim_fraction) {
+  if (samples.empty()) throw std::invalid_argument("trimmed_mean: no samples");
+  if (!(trim_fraction >= 0.0 && trim_fraction <= 0.5))
+    throw std::invalid_argument("trimmed_mean: trim fraction must be in [0, 0.5], got " +
+                                std::to_string(trim_fraction));
+  std::sort(samples.begin(), samples.end());
+  const std::size_t n = samples.size();
+  const std::size_t cut =
+      std::min(static_cast<std::size_t>(std::floor(static_cast<double>(n) * trim_fraction)), (n - 1) / 2);
+  double sum = 0.0;
+  for (std::size_t i = cut; i < n - cut; ++i) sum += samples[i];
+  return sum / static_cast<double>(n - 2 * cut);
+}
+
+WorkerProfile profile_worker(const std::function<double(int worker, int batch)>& probe, int worker, int up_to,
+                             const ProfileOptions& options) {
+  if (!probe) throw std::invalid_argument("profile_worker: the cluster has no probe_step_ms");
+  if (up_to <= 0)
+    throw std::invalid_argument("profile_worker: worker " + std::to_string(worker) +
+                                " has nothing to profile (max batch " + std::to_string(up_to) + ")");
+  if (options.repetitions < 1)
+    throw std::invalid_argument("profile_worker: repetitions must be >= 1, got " +
+                                std::to_string(options.repetitions));
+  WorkerProfile profile;
+  for (int batch : profile_batches(up_to)) {
+    std::vector<double> times;
+    for (int r = 0; r < options.repetitions; ++r) {
+      const double ms = probe(worker, batch);
+      if (!std::isfinite(ms) || ms < 0)
+        throw std::runtime_error("profiling worker " + std::to_string(worker) + " at batch " + std::to_string(batch) +
+                                 ": the probe returned " + std::to_string(ms) + " ms");
+      times.push_back(ms);
+    }
+    profile.points.push_back({static_cast<double>(batch), trimmed_mean(std::move(times), options.trim_fraction)});
+  }
+  profile.model = env::BatchTimeModel::fit(profile.points, options.fit_degree);
+  return profile;
+}
+
+}  // namespace lbb
