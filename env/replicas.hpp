@@ -47,6 +47,8 @@ class ReplicaSet {
   void set_learning_rate(double lr);
   EvalResult evaluate(const Dataset& test);  // on replica 0, which holds the global model after a sync
   Classifier& model(int worker) { return *models_[static_cast<std::size_t>(worker)]; }
+  // Real runs (RealWorker) split a gradient step around the all-reduce: backward, collective, step.
+  torch::optim::SGD& optimizer(int worker) { return *optimizers_[static_cast<std::size_t>(worker)]; }
   int num_workers() const { return static_cast<int>(models_.size()); }
   double parameter_bytes() const { return parameter_bytes_; }
 

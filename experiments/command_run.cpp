@@ -3,20 +3,23 @@
 
 #include "experiments/commands.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/plots.hpp"
 
 namespace experiments {
 
 namespace {
 
-const char* kRunHelp = R"(usage: orchestra run CONFIG [--out DIR] [--seed N] [--threads N] [--quiet]
+const char* kRunHelp = R"(usage: orchestra run CONFIG [--out DIR] [--seed N] [--threads N] [--plot] [--quiet]
 
 Runs every policy of the experiment in CONFIG (YAML) on the same cluster, data and seed, then
 prints a comparison table. Results go to DIR (default results/<name>/), one folder per policy:
-rounds.csv, epochs.csv, evals.csv, summary.json, config.json; and comparison.md.
+rounds.csv, iterations.csv (one row per round: batch and compute time per worker, SE),
+epochs.csv, evals.csv, summary.json, config.json; and comparison.md.
 
   --out DIR      where to write results
   --seed N       override the config's seed
   --threads N    intra-op threads for libtorch and OpenBLAS (default: runtime.threads, 1)
+  --plot         at the end, draw the figures of `orchestra compare --plot` into DIR/plots/
   --quiet        no progress output
 
 example:
@@ -39,6 +42,7 @@ std::uint64_t parse_count(const std::string& flag, const std::string& value) {
 
 int command_run(const Args& args) {
   RunOptions options;
+  bool plot = false;
   std::string config_path;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -57,6 +61,8 @@ int command_run(const Args& args) {
       const auto t = parse_count(a, value());
       if (t < 1 || t > 256) throw UsageError("--threads: expected 1 to 256");
       options.threads = static_cast<int>(t);
+    } else if (a == "--plot") {
+      plot = true;
     } else if (a == "--quiet") {
       options.quiet = true;
     } else if (!a.empty() && a[0] == '-') {
@@ -69,9 +75,11 @@ int command_run(const Args& args) {
   }
   if (config_path.empty()) throw UsageError(std::string("run needs a CONFIG file\n") + kRunHelp);
   ExperimentConfig config = load_config(config_path);
+  if (plot) find_gnuplot("gnuplot");  // a missing gnuplot is said before a long run, not after
   const ExperimentResult result = run_experiment(std::move(config), options);
   std::cout << comparison_table(result.outcomes, result.target_accuracy)
             << "results: " << result.out_dir << "/\n";
+  if (plot) plot_results(result.out_dir, options.quiet);
   return 0;
 }
 

@@ -10,6 +10,15 @@ namespace experiments {
 using Args = std::vector<std::string>;
 
 int command_run(const Args& args);
+int command_launch(const Args& args);  // real multi-process runs on c10d (command_launch.cpp)
+int command_worker(const Args& args);  // hidden: one process of a launch
+int command_balance(const Args& args);  // LBB Eq. 3 for given models, JSON in and out
+int command_profile(const Args& args);  // LBB Alg. 1 on this machine, JSON out
+int command_compare(const Args& args);  // tables and plots of finished runs
+int command_train(const Args& args);   // A3C: server + agent processes (command_train.cpp)
+int command_serve(const Args& args);   // A3C: the parameter server alone
+int command_agent(const Args& args);   // A3C: one agent (hidden in help: started by train)
+int command_keygen(const Args& args);  // CURVE keys for serve/agent
 
 // Thrown for a wrong command line; main prints the message and the subcommand's usage.
 struct UsageError : std::runtime_error {

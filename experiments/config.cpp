@@ -52,7 +52,7 @@ env::ModelSpec read_model(YamlReader r) {
   return m;
 }
 
-std::shared_ptr<const env::BatchTimeModel> read_time_model(YamlReader r, int max_batch) {
+std::shared_ptr<const env::BatchTimeModel> read_time_model(YamlReader& r, int max_batch) {
   const bool has_coefficients = r.has("coefficients"), has_points = r.has("points");
   if (has_coefficients == has_points) r.fail(has_points ? "points" : "coefficients", "give exactly one of coefficients or points");
   std::shared_ptr<const env::BatchTimeModel> model;
@@ -96,7 +96,7 @@ int server_index(env::ClusterSpec& c, const std::string& name) {
 
 // One worker entry; `count` > 1 replicates it as name-0, name-1, ...
 void read_worker(const YAML::Node& node, const std::string& file, const std::string& path, const std::string& server,
-                 env::ClusterSpec& c, nlohmann::json& out) {
+                 env::ClusterSpec& c, nlohmann::json& out, ClusterMode mode) {
   YamlReader w(node, file, path);
   const std::string name = w.text("name", "");
   if (name.empty()) w.fail("name", "every worker needs a name");
@@ -105,9 +105,12 @@ void read_worker(const YAML::Node& node, const std::string& file, const std::str
   const double noise = w.real("noise", 0.0, 0.0, 2.0);
   const std::string server_name = server.empty() ? w.text("server", "server0") : server;
   YamlReader tm = w.child("time_model");
-  if (!w.has("time_model")) w.fail("time_model", "required key is missing (coefficients: [a0, a1, ...] in ms, or points: [[batch, ms], ...])");
-  auto model = read_time_model(tm, max_batch);
-  w.resolved()["time_model"] = tm.resolved();
+  // Real runs measure their step times, so a time model is optional there; the placeholder (1 ms
+  // per step) only feeds the simulated preflight.
+  const bool placeholder = mode == ClusterMode::Real && !w.has("time_model");
+  if (!placeholder && !w.has("time_model")) w.fail("time_model", "required key is missing (coefficients: [a0, a1, ...] in ms, or points: [[batch, ms], ...])");
+  auto model = placeholder ? std::make_shared<const env::BatchTimeModel>(std::vector<double>{1.0}, max_batch) : read_time_model(tm, max_batch);
+  if (!placeholder) w.resolved()["time_model"] = tm.resolved();
   w.reject_unknown_keys();
   const int s = server_index(c, server_name);
   for (std::int64_t k = 0; k < count; ++k) {
@@ -160,11 +163,11 @@ env::ClusterSpec read_cluster(YamlReader r, ClusterMode& mode, nlohmann::json& r
     const auto list = sr.sequence("workers");
     if (list.empty()) sr.fail("workers", "a server needs at least one worker");
     for (std::size_t w = 0; w < list.size(); ++w)
-      read_worker(list[w], r.file(), path + ".workers[" + std::to_string(w) + "]", name, c, resolved_workers);
+      read_worker(list[w], r.file(), path + ".workers[" + std::to_string(w) + "]", name, c, resolved_workers, mode);
     sr.reject_unknown_keys();
   }
   for (std::size_t w = 0; w < workers.size(); ++w)
-    read_worker(workers[w], r.file(), r.key_path("workers") + "[" + std::to_string(w) + "]", "", c, resolved_workers);
+    read_worker(workers[w], r.file(), r.key_path("workers") + "[" + std::to_string(w) + "]", "", c, resolved_workers, mode);
   const auto perturbations = r.sequence("perturbations");
   for (std::size_t i = 0; i < perturbations.size(); ++i)
     c.perturbations.push_back(read_perturbation(YamlReader(perturbations[i], r.file(), r.key_path("perturbations") + "[" + std::to_string(i) + "]"), c));

@@ -55,6 +55,9 @@ std::optional<double> speedup(const PolicyOutcome& reference, const PolicyOutcom
 }
 
 ExperimentResult run_experiment(ExperimentConfig config, const RunOptions& options) {
+  if (config.mode == ClusterMode::Real)  // measured, not modelled: real_run.hpp
+    throw env::ConfigError(config.file + ": cluster.mode: real: run it on processes with orchestra launch --nproc " +
+                           std::to_string(config.cluster.num_workers()) + " " + config.file);
   if (options.seed) config.seed = *options.seed;
   if (options.threads) config.threads = *options.threads;
   config.resolved["seed"] = config.seed;

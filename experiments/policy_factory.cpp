@@ -4,6 +4,9 @@
 
 #include "env/errors.hpp"
 #include "experiments/baselines.hpp"
+#include "experiments/balancing_policies.hpp"
+#include "experiments/orchestra_options.hpp"
+#include "experiments/a3c_policy.hpp"
 #include "experiments/yaml_reader.hpp"
 
 namespace experiments {
@@ -14,7 +17,12 @@ constexpr std::int64_t kMaxSteps = 1 << 20;
 
 }  // namespace
 
-std::vector<std::string> policy_names() { return {"dsgd", "local-sgd", "mllsgd", "osa"}; }
+std::vector<std::string> policy_names() {
+  std::vector<std::string> names{"dsgd", "local-sgd", "mllsgd", "osa"};
+  for (auto& n : balancing_policy_names()) names.push_back(n);
+  for (const char* n : {"orchestra-lcm", "fixed-t", "orchestra-a3c", "orchestra-random"}) names.push_back(n);
+  return names;
+}
 
 BuiltPolicy make_policy(const PolicyConfig& entry, const ExperimentConfig& config) {
   YamlReader r(entry.params, config.file, entry.path);
@@ -38,6 +46,15 @@ BuiltPolicy make_policy(const PolicyConfig& entry, const ExperimentConfig& confi
     built.policy = std::make_unique<MllsgdPolicy>(o);
   } else if (entry.kind == "osa") {
     built.policy = std::make_unique<OsaPolicy>(static_cast<int>(r.integer("batch", 0, 0, kMaxBatch)));
+  } else if (entry.kind == "orchestra-lcm" || entry.kind == "fixed-t") {
+    const auto source = entry.kind == "fixed-t" ? orchestra::BarrierSource::Fixed : orchestra::BarrierSource::Lcm;
+    built.policy = std::make_unique<orchestra::BarrierController>(read_barrier_options(r, source, config));
+  } else if (entry.kind == "orchestra-a3c") {
+    built.policy = make_a3c_policy(r, config);
+  } else if (entry.kind == "orchestra-random") {
+    built.policy = make_random_barrier_policy(r, config);
+  } else if (auto balancing = make_balancing_policy(entry.kind, r)) {
+    built.policy = std::move(balancing);
   } else {
     std::string known;
     for (const auto& n : policy_names()) known += (known.empty() ? "" : ", ") + n;

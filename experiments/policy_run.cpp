@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "env/local_sgd_env.hpp"
+#include "experiments/iterations_csv.hpp"
 
 namespace experiments {
 namespace {
@@ -45,6 +46,7 @@ PolicyOutcome run_policy(const ExperimentConfig& config, const PolicyConfig& ent
   std::vector<std::string> names;
   for (const auto& w : config.cluster.workers) names.push_back(w.name);
   if (config.write_rounds) out.rounds_csv = "round,epoch,worker,batch_size,local_steps,compute_ms,idle_ms,comm_ms,round_ms,clock_ms,straggler_effect,barrier_ms\n";
+  if (config.write_rounds) out.iterations_csv = iterations_csv_header(names);
   out.idle_s_per_worker.assign(names.size(), 0.0);
 
   const Budget& budget = config.budget;
@@ -68,6 +70,7 @@ PolicyOutcome run_policy(const ExperimentConfig& config, const PolicyConfig& ent
       const env::RoundReport report = environment.run_round(policy.plan(context));
       policy.observe_round(report);
       if (config.write_rounds) append_round_rows(out.rounds_csv, report, names);
+      if (config.write_rounds) append_iteration_row(out.iterations_csv, report);
       se_sum += report.straggler_effect;
       for (std::size_t i = 0; i < report.workers.size(); ++i) {
         busy_ms += report.workers[i].compute_ms;

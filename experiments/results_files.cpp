@@ -71,6 +71,7 @@ void write_policy_folder(const std::string& out_dir, const PolicyOutcome& o, con
   write_file_atomic((staging / "epochs.csv").string(), epochs_csv(o));
   write_file_atomic((staging / "evals.csv").string(), evals_csv(o));
   if (!o.rounds_csv.empty()) write_file_atomic((staging / "rounds.csv").string(), o.rounds_csv);
+  if (!o.iterations_csv.empty()) write_file_atomic((staging / "iterations.csv").string(), o.iterations_csv);
   write_file_atomic((staging / "config.json").string(), resolved_config.dump(2) + "\n");
   write_file_atomic((staging / "summary.json").string(), summary.dump(2) + "\n");
   fs::remove_all(final_dir);

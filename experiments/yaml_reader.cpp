@@ -16,11 +16,18 @@ std::string shown(const YAML::Node& node) {
   return "nothing";
 }
 
-std::string range_text(std::int64_t min, std::int64_t max) {
-  if (min == 1 && max == std::numeric_limits<std::int64_t>::max()) return "a positive integer";
-  if (min == 0 && max == std::numeric_limits<std::int64_t>::max()) return "a non-negative integer";
+// What an integer key accepts: "a positive integer", "an integer >= 2", "an integer <= 64", ...
+std::string range_text(std::int64_t min, std::int64_t max, std::int64_t got, bool parsed) {
   std::ostringstream s;
-  s << "an integer in [" << min << ", " << max << "]";
+  if (parsed && got > max) {
+    s << "an integer <= " << max;
+  } else if (min == 1) {
+    s << "a positive integer";
+  } else if (min == 0) {
+    s << "a non-negative integer";
+  } else {
+    s << "an integer >= " << min;
+  }
   return s.str();
 }
 
@@ -84,8 +91,8 @@ std::int64_t YamlReader::integer(const std::string& key, std::int64_t fallback, 
   std::int64_t v = fallback;
   if (has(key)) {
     const YAML::Node n = value(key);
-    if (!n.IsScalar() || !parse_integer(n.Scalar(), v)) fail(key, "expected " + range_text(min, max) + ", got " + shown(n));
-    if (v < min || v > max) fail(key, "expected " + range_text(min, max) + ", got " + n.Scalar());
+    if (!n.IsScalar() || !parse_integer(n.Scalar(), v)) fail(key, "expected " + range_text(min, max, 0, false) + ", got " + shown(n));
+    if (v < min || v > max) fail(key, "expected " + range_text(min, max, v, true) + ", got " + n.Scalar());
   }
   resolved_[key] = v;
   return v;
@@ -169,8 +176,9 @@ std::vector<std::int64_t> YamlReader::integers(const std::string& key, const std
     out.clear();
     for (std::size_t i = 0; i < n.size(); ++i) {
       std::int64_t v = 0;
-      if (!n[i].IsScalar() || !parse_integer(n[i].Scalar(), v) || v < min || v > max)
-        fail_at(n[i], file_, key_path(key) + "[" + std::to_string(i) + "]", "expected " + range_text(min, max) + ", got " + shown(n[i]));
+      const bool parsed = n[i].IsScalar() && parse_integer(n[i].Scalar(), v);
+      if (!parsed || v < min || v > max)
+        fail_at(n[i], file_, key_path(key) + "[" + std::to_string(i) + "]", "expected " + range_text(min, max, v, parsed) + ", got " + shown(n[i]));
       out.push_back(v);
     }
   }

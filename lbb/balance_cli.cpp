@@ -72,10 +72,9 @@ env::BatchTimeModel model_from_coefficients(const Context& ctx, const std::strin
   return env::BatchTimeModel(coefficients, valid_up_to);
 }
 
-env::BatchTimeModel model_from_samples(const Context& ctx, const std::string& key, const json& value) {
+std::vector<env::BatchTimePoint> parse_samples(const Context& ctx, const std::string& key, const json& value) {
   if (!value.is_array() || value.empty()) ctx.expected(key, "a non-empty list of [batch, ms] pairs", value);
   std::vector<env::BatchTimePoint> points;
-  std::set<double> batches;
   for (std::size_t k = 0; k < value.size(); ++k) {
     const std::string at = key + "[" + std::to_string(k) + "]";
     const json& pair = value[k];
@@ -85,8 +84,20 @@ env::BatchTimeModel model_from_samples(const Context& ctx, const std::string& ke
     if (batch <= 0) ctx.expected(at + "[0]", "a batch size > 0", pair[0]);
     if (ms < 0) ctx.expected(at + "[1]", "a time >= 0 ms", pair[1]);
     points.push_back({batch, ms});
-    batches.insert(batch);
   }
+  return points;
+}
+
+double largest_batch(const std::vector<env::BatchTimePoint>& points) {
+  double largest = 0;
+  for (const auto& p : points) largest = std::max(largest, p.batch);
+  return largest;
+}
+
+env::BatchTimeModel model_from_samples(const Context& ctx, const std::string& key, const json& value) {
+  const std::vector<env::BatchTimePoint> points = parse_samples(ctx, key, value);
+  std::set<double> batches;
+  for (const auto& p : points) batches.insert(p.batch);
   if (batches.size() < 2)
     ctx.fail(key, "need at least 2 distinct batch sizes to fit a model, got " + std::to_string(batches.size()));
   try {
@@ -105,10 +116,18 @@ BalanceWorker parse_worker(const Context& ctx, const std::string& key, const jso
     worker.name = value["name"].get<std::string>();
   }
   const bool has_model = value.contains("model"), has_samples = value.contains("samples");
-  if (has_model == has_samples)
-    ctx.fail(key, has_model ? "give either model or samples, not both" : "missing model (coefficients) or samples");
+  if (!has_model && !has_samples) ctx.fail(key, "missing model (coefficients) or samples");
   if (value.contains("max_batch")) worker.max_batch = positive_int(ctx, key + ".max_batch", value["max_batch"]);
   if (has_model) {
+    // With both (what `orchestra profile` writes), the model is what was fitted to the samples:
+    // it is used as given, the samples are checked and give the default max_batch.
+    if (has_samples) {
+      const std::vector<env::BatchTimePoint> points = parse_samples(ctx, key + ".samples", value["samples"]);
+      if (worker.max_batch == 0) {
+        worker.max_batch = static_cast<int>(std::floor(largest_batch(points)));
+        if (worker.max_batch <= 0) ctx.fail(key + ".samples", "the largest profiled batch is below 1; give max_batch");
+      }
+    }
     if (worker.max_batch == 0) worker.max_batch = global_batch;
     worker.model = model_from_coefficients(ctx, key + ".model", value["model"], worker.max_batch);
   } else {

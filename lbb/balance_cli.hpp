@@ -5,11 +5,13 @@
 //   {"global_batch": 512,
 //    "workers": [{"name": "a", "model": [a0, a1, a2, a3], "max_batch": 300},
 //                {"name": "b", "samples": [[2, 14.6], [4, 15.9], ...]}]}
-// Each worker gives either `model`, coefficients a0.. (ms, 1 to 4 of them, Eq. 1; a shorter list
-// is a lower degree), or `samples`, profiled [batch, ms] points to which a cubic is fitted (at
-// least two distinct batches; fewer points lower the degree). `max_batch` (B_lim) is optional:
-// for samples it defaults to the largest profiled batch, for a model to global_batch. `name` is
-// optional. Unknown keys are errors, so a misspelt key is not silently ignored.
+// Each worker gives `model`, coefficients a0.. (ms, 1 to 4 of them, Eq. 1; a shorter list is a
+// lower degree), or `samples`, profiled [batch, ms] points to which a cubic is fitted (at least
+// two distinct batches; fewer points lower the degree), or both, as `orchestra profile` writes
+// them: then the model is used as given and the samples are only checked. `max_batch` (B_lim) is
+// optional: with samples it defaults to the largest profiled batch, for a model alone to
+// global_batch. `name` is optional. Unknown keys are errors, so a misspelt key is not silently
+// ignored.
 //
 // Output:
 //   {"batch_sizes": [...], "predicted_ms": [...], "iteration_ms": ..., "straggler_effect": ...}

@@ -55,4 +55,43 @@ WorkerProfile profile_worker(const std::function<double(int worker, int batch)>&
   return profile;
 }
 
+MemoryBoundProfile profile_until_out_of_memory(const FallibleProbe& probe, int up_to, const ProfileOptions& options) {
+  if (!probe) throw std::invalid_argument("profile_until_out_of_memory: no probe");
+  if (up_to <= 0) throw std::invalid_argument("profile_until_out_of_memory: the batch limit must be positive, got " + std::to_string(up_to));
+  if (options.repetitions < 1)
+    throw std::invalid_argument("profile_until_out_of_memory: repetitions must be >= 1, got " + std::to_string(options.repetitions));
+  if (options.fit_degree < 1 || options.fit_degree > 3)
+    throw std::invalid_argument("profile_until_out_of_memory: fit degree must be 1, 2 or 3, got " + std::to_string(options.fit_degree));
+  MemoryBoundProfile out;
+  for (int batch : profile_batches(up_to)) {
+    std::vector<double> times;
+    for (int r = 0; r < options.repetitions && !out.hit_memory_limit; ++r) {
+      const std::optional<double> ms = probe(batch);
+      if (!ms) {
+        out.hit_memory_limit = true;  // Alg. 1 lines 10-12: B_lim is the batch before
+        break;
+      }
+      if (!std::isfinite(*ms) || *ms < 0)
+        throw std::runtime_error("profiling at batch " + std::to_string(batch) + ": the probe returned " + std::to_string(*ms) + " ms");
+      times.push_back(*ms);
+    }
+    if (out.hit_memory_limit) break;
+    out.profile.points.push_back({static_cast<double>(batch), trimmed_mean(std::move(times), options.trim_fraction)});
+    out.max_batch = batch;
+  }
+  if (out.profile.points.empty())
+    throw std::runtime_error("profiling: not even a batch of " + std::to_string(profile_batches(up_to).front()) +
+                             " fits in memory");
+  for (int degree = options.fit_degree; degree >= 1; --degree) {
+    out.profile.model = env::BatchTimeModel::fit(out.profile.points, degree);
+    if (out.profile.model.eval(1) >= 0) return out;
+  }
+  // Even the line crosses zero before batch 1: the least-squares line through the origin, which
+  // cannot (the times are >= 0).
+  double bt = 0.0, bb = 0.0;
+  for (const auto& p : out.profile.points) bt += p.batch * p.ms, bb += p.batch * p.batch;
+  out.profile.model = env::BatchTimeModel({0.0, bt / bb}, out.profile.points.back().batch);
+  return out;
+}
+
 }  // namespace lbb

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "env/batch_time_model.hpp"
@@ -37,5 +38,24 @@ double trimmed_mean(std::vector<double> samples, double trim_fraction);
 // returns a negative or non-finite time.
 WorkerProfile profile_worker(const std::function<double(int worker, int batch)>& probe, int worker, int up_to,
                              const ProfileOptions& options);
+
+// A probe on real hardware, which can run out of memory: the step time in ms, or nullopt when the
+// batch could not be allocated (Alg. 1 line 10, "if OOM occur").
+using FallibleProbe = std::function<std::optional<double>(int batch)>;
+
+struct MemoryBoundProfile {
+  WorkerProfile profile;          // the batches that ran, and the model fitted to them
+  int max_batch = 0;              // B_lim: the largest batch that ran (Alg. 1 lines 11 and 18)
+  bool hit_memory_limit = false;  // a batch failed to allocate before `up_to` was reached
+};
+
+// Alg. 1 for this machine: probes profile_batches(up_to) in order until one fails to allocate;
+// the batch before it is B_lim. The fit lowers its degree below options.fit_degree while the
+// model would predict a negative time at batch 1 (a cubic through points from 2 up can dip there,
+// and a negative time means nothing to the solver); if even a line does, the line through the
+// origin is used. Throws std::invalid_argument for up_to <= 0 or
+// bad options, std::runtime_error when not even the first batch fits in memory or a probe returns
+// a negative or non-finite time.
+MemoryBoundProfile profile_until_out_of_memory(const FallibleProbe& probe, int up_to, const ProfileOptions& options);
 
 }  // namespace lbb

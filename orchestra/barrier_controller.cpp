@@ -104,6 +104,10 @@ void BarrierController::start(const env::ClusterView& cluster) {
       throw std::runtime_error("orchestra barrier controller: probing worker " + std::to_string(n) +
                                " gave a batch time of " + std::to_string(batch_ms_[worker]) + " ms");
   }
+  // C for the Utilization objective: the cost model's all-reduce over every worker (a round of
+  // Eq. 2 averages all of them), until measured rounds replace it.
+  comm_ms_ = cluster.allreduce_ms ? cluster.allreduce_ms(num_workers_) : 0.0;
+  if (!std::isfinite(comm_ms_) || comm_ms_ < 0) comm_ms_ = 0;
   unit_ms_ = options_.action_unit_ms > 0 ? options_.action_unit_ms
                                          : *std::min_element(batch_ms_.begin(), batch_ms_.end());
 
@@ -132,7 +136,7 @@ void BarrierController::start(const env::ClusterView& cluster) {
 }
 
 void BarrierController::run_lcm() {
-  lcm_ = lcm_barrier(batch_ms_, LcmOptions{options_.max_step_spread, options_.max_local_steps});
+  lcm_ = lcm_barrier(batch_ms_, LcmOptions{options_.max_step_spread, options_.max_local_steps, options_.lcm_objective, comm_ms_});
   barrier_ms_ = lcm_.barrier_ms;
 }
 
@@ -196,6 +200,7 @@ void BarrierController::observe_epoch(const env::EpochReport& report) {
   // 3.1.2: shares from this epoch's speeds (batches per second from the performance monitor).
   partition_->update(report);
   shares_ = partition_->shares();
+  if (epoch_rounds_.rounds > 0) comm_ms_ = epoch_rounds_.comm_ms / static_cast<double>(epoch_rounds_.rounds);
   // 3.1.1: the batch numbers follow the current performance into the next epoch.
   if (lcm_owns_barrier()) run_lcm();
   update_local_steps();

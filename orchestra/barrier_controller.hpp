@@ -49,6 +49,12 @@ struct BarrierControllerOptions {
   // spread leaves the slow workers' models further behind at each average.
   int max_step_spread = 8;
   int max_local_steps = 64;      // cap on every tau_n (and on the heuristic's search), see LcmOptions
+  // What T* minimizes (lcm_heuristic.hpp): Idle, 3.1.1's t_W read literally (this struct's default,
+  // the paper's rule), or Utilization, the least busy worker's non-computing share of a round with
+  // the all-reduce time C counted (the default of the orchestra-lcm policy in experiment configs,
+  // experiments/orchestra_options.hpp). C comes from ClusterView::allreduce_ms at start() and from
+  // the measured rounds' comm_ms after every epoch.
+  LcmObjective lcm_objective = LcmObjective::Idle;
   double action_unit_ms = 0;     // ms per action step; 0: the fastest worker's probed batch time
   bool rerun_lcm_each_epoch = true;  // Lcm only: re-run the heuristic on measured times (see above)
   bool speed_partition = true;   // false: empty data_shares (the environment's B_i*tau_i split)
@@ -88,6 +94,7 @@ class BarrierController final : public env::BarrierPolicy {
 
   std::string name() const;  // "orchestra-lcm" or "fixed-t"
   double barrier_ms() const { return barrier_ms_; }
+  double comm_ms() const { return comm_ms_; }  // C used by the heuristic: the all-reduce per round
   double action_unit_ms() const { return unit_ms_; }
   const std::vector<int>& local_steps() const { return local_steps_; }
   const std::vector<double>& data_shares() const { return shares_; }  // sum to 1
@@ -112,6 +119,7 @@ class BarrierController final : public env::BarrierPolicy {
   LcmResult lcm_;
   double barrier_ms_ = 0;
   double unit_ms_ = 0;
+  double comm_ms_ = 0;
   std::vector<int> local_steps_;
   bool moved_ = false;
   std::shared_ptr<BarrierAgent> agent_;

@@ -31,10 +31,18 @@ void validate(const std::vector<double>& batch_ms, const LcmOptions& options) {
   if (options.max_local_steps < 1)
     throw std::invalid_argument("lcm_barrier: max_local_steps must be >= 1, got " +
                                 std::to_string(options.max_local_steps));
+  if (!std::isfinite(options.comm_ms) || options.comm_ms < 0)
+    throw std::invalid_argument("lcm_barrier: comm_ms must be a finite number of ms >= 0, got " +
+                                std::to_string(options.comm_ms));
+}
+
+// (t_W + C) / (T + C): the share of a round the least busy worker does not compute.
+double round_waste(double idle_ms, double barrier_ms, double comm_ms) {
+  return (idle_ms + comm_ms) / (barrier_ms + comm_ms);
 }
 
 // The result at a given T: tau, per-worker idle (snapped to 0 inside the tolerance) and spread.
-LcmResult evaluate(double barrier_ms, const std::vector<double>& batch_ms) {
+LcmResult evaluate(double barrier_ms, const std::vector<double>& batch_ms, double comm_ms) {
   LcmResult result;
   result.barrier_ms = barrier_ms;
   const std::size_t n_workers = batch_ms.size();
@@ -53,6 +61,7 @@ LcmResult evaluate(double barrier_ms, const std::vector<double>& batch_ms) {
     hi = std::max(hi, tau);
   }
   result.step_spread = hi - lo;
+  result.round_waste = round_waste(result.max_idle_ms, barrier_ms, comm_ms);
   return result;
 }
 
@@ -90,18 +99,28 @@ LcmResult lcm_barrier(const std::vector<double>& batch_ms, const LcmOptions& opt
     return tau[fastest] - tau[slowest] <= options.max_step_spread && tau[fastest] <= options.max_local_steps;
   };
   if (!within_limits()) {
-    LcmResult result = evaluate(barrier, batch_ms);
+    LcmResult result = evaluate(barrier, batch_ms, options.comm_ms);
     result.constraints_met = false;
     result.candidates = 1;
     return result;
   }
 
+  const bool by_idle = options.objective == LcmObjective::Idle;
+  // The objective at T for an idle time t_W: t_W itself, or the round's non-computing share.
+  const auto score = [&](double idle, double at) { return by_idle ? idle : round_waste(idle, at, options.comm_ms); };
+  // "Strictly better": by more than the tolerance of a multiple (Idle, in ms) or by more than
+  // rounding (Utilization, a ratio), so that ties go to the smaller T.
+  const auto better = [&](double candidate, double best, double at) {
+    return by_idle ? candidate < best - tolerance(at) : candidate < best * (1 - kRelativeTolerance);
+  };
   double best_barrier = barrier;
-  double best_idle = std::max(0.0, barrier - *finishes.begin());
-  if (best_idle <= tolerance(barrier)) best_idle = 0;
+  double idle = std::max(0.0, barrier - *finishes.begin());
+  if (idle <= tolerance(barrier)) idle = 0;
+  double best_score = score(idle, barrier);
   std::int64_t candidates = 1;
-  // A zero idle cannot be beaten, and ties go to the smaller T: stop there.
-  while (best_idle > 0) {
+  // A zero score cannot be beaten, and ties go to the smaller T: stop there. (With communication
+  // the Utilization score is never 0: a larger T always amortizes C further.)
+  while (best_score > 0) {
     // Step (3): the next candidate is the next multiple of any batch time; every worker whose
     // multiple falls on it (within the tolerance) gains a step.
     barrier = next.top().first;
@@ -117,15 +136,16 @@ LcmResult lcm_barrier(const std::vector<double>& batch_ms, const LcmOptions& opt
     if (!within_limits()) break;
     ++candidates;
     // Step (2): t_W = max_n (T - tau_n t_b^n).
-    double idle = std::max(0.0, barrier - *finishes.begin());
+    idle = std::max(0.0, barrier - *finishes.begin());
     if (idle <= tolerance(barrier)) idle = 0;
-    if (idle < best_idle - tolerance(barrier)) {
-      best_idle = idle;
+    const double candidate = score(idle, barrier);
+    if (better(candidate, best_score, barrier)) {
+      best_score = candidate;
       best_barrier = barrier;
     }
   }
 
-  LcmResult result = evaluate(best_barrier, batch_ms);
+  LcmResult result = evaluate(best_barrier, batch_ms, options.comm_ms);
   result.candidates = candidates;
   return result;
 }

@@ -13,6 +13,7 @@ PACKAGES=(
   doctest-dev                         # tests
   dataset-fashion-mnist               # the default data, in /usr/share/datasets/fashion-mnist
   gnuplot-nox                         # plots
+  clang libclang-rt-14-dev            # libFuzzer and its sanitizer runtimes (scripts/fuzz.sh)
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -135,3 +135,54 @@ TEST_CASE("profile_worker fits Eq. 1 to trimmed probes") {
   CHECK_THROWS_AS(lbb::profile_worker([](int, int) { return NAN; }, 0, 8, options), std::runtime_error);
   CHECK_THROWS_AS(lbb::profile_worker(probe, 0, 0, options), std::invalid_argument);
 }
+
+TEST_CASE("Alg. 1 lines 10-12 on real hardware: the first batch that cannot be allocated ends profiling") {
+  // 4 + 0.25 B, and memory for at most 100 samples: 2..64 run, 128 fails, so B_lim = 64.
+  std::vector<int> asked;
+  const lbb::FallibleProbe probe = [&asked](int batch) -> std::optional<double> {
+    asked.push_back(batch);
+    if (batch > 100) return std::nullopt;
+    return 4.0 + 0.25 * batch;
+  };
+  lbb::ProfileOptions options;
+  options.repetitions = 3;
+  const auto r = lbb::profile_until_out_of_memory(probe, 512, options);
+  CHECK(r.hit_memory_limit);
+  CHECK(r.max_batch == 64);
+  REQUIRE(r.profile.points.size() == 6);
+  CHECK(r.profile.points.back().batch == 64);
+  CHECK(r.profile.points.back().ms == doctest::Approx(20.0));
+  CHECK(asked.size() == 6 * 3 + 1);  // nothing is asked after the failure
+  CHECK(asked.back() == 128);
+  CHECK(r.profile.model.eval(30) == doctest::Approx(11.5));
+
+  // No failure: the limit itself is the last batch, and B_lim.
+  const auto all = lbb::profile_until_out_of_memory([](int b) -> std::optional<double> { return 1.0 + b; }, 48, options);
+  CHECK_FALSE(all.hit_memory_limit);
+  CHECK(all.max_batch == 48);
+  CHECK(all.profile.points.back().batch == 48);
+
+  // A failure at the first size, and a broken probe, are errors.
+  CHECK_THROWS_AS(lbb::profile_until_out_of_memory([](int) -> std::optional<double> { return std::nullopt; }, 64, options),
+                  std::runtime_error);
+  CHECK_THROWS_AS(lbb::profile_until_out_of_memory([](int) -> std::optional<double> { return -1.0; }, 64, options),
+                  std::runtime_error);
+  CHECK_THROWS_AS(lbb::profile_until_out_of_memory(probe, 0, options), std::invalid_argument);
+}
+
+TEST_CASE("a profile whose cubic would dip below zero at batch 1 falls back to a lower degree") {
+  // Times concave at small batches (t(2) = 0, then steep): the cubic and the line through these
+  // points both predict t(1) < 0, so the line through the origin is used, a1 = sum(Bt) / sum(B^2).
+  const std::vector<double> ms{0.0, 4.0, 12.0, 20.0};  // at 2, 4, 8, 16
+  const lbb::FallibleProbe probe = [&ms](int batch) -> std::optional<double> {
+    const int index = batch == 2 ? 0 : batch == 4 ? 1 : batch == 8 ? 2 : 3;
+    return ms[static_cast<std::size_t>(index)];
+  };
+  lbb::ProfileOptions options;
+  options.repetitions = 1;
+  const auto r = lbb::profile_until_out_of_memory(probe, 16, options);
+  CHECK(r.profile.model.eval(1) >= 0.0);
+  REQUIRE(r.profile.model.coefficients().size() == 2);
+  CHECK(r.profile.model.coefficients()[0] == 0.0);
+  CHECK(r.profile.model.coefficients()[1] == doctest::Approx((4.0 * 4 + 8.0 * 12 + 16.0 * 20) / (4.0 + 16 + 64 + 256)));
+}

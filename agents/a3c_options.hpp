@@ -1,0 +1,57 @@
+// Hyperparameters of A3C training (Mnih et al. 2016, "Asynchronous Methods for Deep Reinforcement
+// Learning", Alg. S3) and of its transport, in one struct with the default beside each field. Read
+// from the `a3c:` section of a training config (configs/a3c_train.yaml) by read_a3c_options, whose
+// errors name file:line and the key, like the experiment configs'.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace agents {
+
+enum class OptimizerKind { Adam, RmsProp };
+
+struct A3cOptions {
+  // Network: shared trunk of tanh layers, then a policy head (3 actions) and a value head.
+  std::vector<int> hidden = {64, 64};
+  // Rollout length t_max: gradients are pushed every n_steps environment steps or at episode end
+  // (Mnih et al. use t_max = 5; one step here is one training epoch, so rollouts are short).
+  int n_steps = 5;
+  double gamma = 0.99;             // discount of the n-step return
+  double entropy_coef = 0.01;      // beta of the entropy bonus (Mnih et al.: 0.01)
+  double value_loss_coef = 0.5;    // weight of the critic's squared error in the shared loss
+  double max_grad_norm = 0.5;      // global L2 clip of each pushed gradient (0: no clipping)
+  OptimizerKind optimizer = OptimizerKind::Adam;  // the server's optimizer; rmsprop as in the paper
+  double learning_rate = 7e-4;
+  double rmsprop_alpha = 0.99;     // RMSProp decay (Mnih et al.: 0.99)
+  double optimizer_eps = 1e-5;
+
+  int agents = 2;                  // K agent processes started by `orchestra train`
+  std::int64_t total_updates = 2000;  // optimizer steps on the server, then the policy is saved
+  // A gradient computed on parameters more than this many updates old is dropped and counted
+  // (moolib's syncId check); async A3C tolerates some staleness, so this is a bound, not 0.
+  int max_staleness = 32;
+  std::int64_t checkpoint_every = 100;  // updates between atomic checkpoints (and one at the end)
+  std::int64_t log_every = 10;          // updates between rows of train.csv
+  int stats_window = 20;                // episodes averaged in train.csv's mean columns
+
+  // Bounded waits (gloo's BarrierOptions::setTimeout): nothing blocks forever.
+  double agent_silence_s = 120;    // server: an agent quiet this long is reported and left behind
+  double idle_timeout_s = 600;     // server: no message from any agent this long ends training
+  double reply_timeout_s = 60;     // agent: the server's reply to a push; then the agent gives up
+  double poll_interval_ms = 200;   // server: receive timeout per poll (checks children, silence)
+
+  std::uint64_t seed = 1;          // network init, the server's seed stream for the agents
+};
+
+// Reads `node` (the a3c: mapping; null = all defaults). Unknown keys and bad values throw
+// env::ConfigError "file:line: a3c.key: expected ..., got ...".
+A3cOptions read_a3c_options(const YAML::Node& node, const std::string& file, const std::string& path = "a3c");
+
+// Throws std::invalid_argument naming the field when an option is out of range.
+void validate(const A3cOptions& options);
+
+}  // namespace agents

@@ -1,0 +1,60 @@
+// One A3C actor-learner (Mnih et al. 2016, Alg. S3) as a ZeroMQ DEALER: it joins the parameter
+// server (Hello -> Welcome with its id, seed and the current parameters), then repeats: play up to
+// n_steps epochs of its own environment with the current policy, push the rollout's gradient with
+// the parameters' version, and take the server's reply (fresh parameters) as the next policy. It
+// never waits for other agents, only for the server's answer, and that for at most
+// reply_timeout_s. Finished episodes are reported (no reply awaited) for train.csv.
+#pragma once
+
+#include <zmq.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "agents/a3c_options.hpp"
+#include "agents/curve_keys.hpp"
+#include "orchestra/barrier_env.hpp"
+
+namespace agents {
+
+struct AgentWorkerOptions {
+  A3cOptions a3c;
+  std::string connect;              // the server's endpoint
+  std::optional<CurveKeys> curve;   // when the server uses CURVE
+  std::ostream* log = nullptr;
+};
+
+enum class AgentExit {
+  Stopped,        // the server said training is over
+  ServerTimeout,  // no answer within reply_timeout_s
+  Refused,        // the server refused the Hello (another network) or does not know this agent
+};
+
+struct AgentResult {
+  AgentExit exit = AgentExit::Stopped;
+  std::uint32_t agent_id = 0;
+  std::int64_t gradients_pushed = 0;
+  std::int64_t env_steps = 0;
+  std::int64_t episodes = 0;
+  std::uint64_t last_params_version = 0;
+};
+
+class AgentWorker {
+ public:
+  // `env` is this agent's own environment, used only by this worker.
+  AgentWorker(zmq::context_t& context, AgentWorkerOptions options, orchestra::BarrierEnv& env);
+  AgentResult run();
+
+ private:
+  void say(const std::string& line) const;
+
+  AgentWorkerOptions options_;
+  orchestra::BarrierEnv& env_;
+  zmq::socket_t socket_;
+};
+
+const char* to_string(AgentExit exit);
+
+}  // namespace agents

@@ -1,0 +1,94 @@
+#include "agents/checkpoint.hpp"
+
+#include <filesystem>
+#include <sstream>
+#include <stdexcept>
+
+#include "agents/file_io.hpp"
+
+namespace agents {
+namespace {
+
+constexpr std::int64_t kCheckpointVersion = 1;
+
+std::int64_t read_int(torch::serialize::InputArchive& archive, const std::string& key, const std::string& path) {
+  c10::IValue v;
+  if (!archive.try_read(key, v) || !v.isInt()) throw std::runtime_error(path + ": checkpoint has no integer '" + key + "'");
+  return v.toInt();
+}
+
+}  // namespace
+
+void save_checkpoint(const std::string& path, ActorCritic& net, const torch::optim::Optimizer& optimizer,
+                     const CheckpointState& state) {
+  torch::serialize::OutputArchive archive;
+  archive.write("checkpoint_version", c10::IValue(kCheckpointVersion));
+  archive.write("observation_size", c10::IValue(static_cast<std::int64_t>(net->spec().observation_size)));
+  archive.write("parameter_count", c10::IValue(parameter_count(net)));
+  torch::serialize::OutputArchive network;
+  net->save(network);
+  archive.write("network", network);
+  torch::serialize::OutputArchive opt;
+  optimizer.save(opt);
+  archive.write("optimizer", opt);
+  archive.write("updates", c10::IValue(state.updates));
+  archive.write("episodes", c10::IValue(state.episodes));
+  archive.write("next_agent_id", c10::IValue(state.next_agent_id));
+  archive.write("rng_state", c10::IValue(state.rng_state));
+  std::vector<double> recent;
+  for (const auto& e : state.recent) {
+    recent.insert(recent.end(), {e.total_reward, static_cast<double>(e.epochs), e.reached_target ? 1.0 : 0.0,
+                                 e.time_to_target_ms, e.clock_ms});
+  }
+  archive.write("recent_episodes", torch::tensor(recent, torch::kDouble).reshape({-1, 5}));
+  std::ostringstream bytes;
+  archive.save_to(bytes);
+  const std::string s = bytes.str();
+  write_file_atomic(path, std::vector<char>(s.begin(), s.end()));
+}
+
+CheckpointState load_checkpoint(const std::string& path, ActorCritic& net, torch::optim::Optimizer& optimizer) {
+  if (!std::filesystem::exists(path)) throw std::runtime_error(path + ": no checkpoint to resume from");
+  torch::serialize::InputArchive archive;
+  try {
+    archive.load_from(path);
+  } catch (const c10::Error& e) {
+    throw std::runtime_error(path + ": not a readable checkpoint (" + e.what_without_backtrace() + ")");
+  }
+  if (read_int(archive, "checkpoint_version", path) != kCheckpointVersion)
+    throw std::runtime_error(path + ": checkpoint of another format version");
+  if (read_int(archive, "observation_size", path) != net->spec().observation_size ||
+      read_int(archive, "parameter_count", path) != parameter_count(net))
+    throw std::runtime_error(path + ": the checkpoint's network differs from the config's (observation size " +
+                             std::to_string(read_int(archive, "observation_size", path)) + ", " +
+                             std::to_string(read_int(archive, "parameter_count", path)) + " parameters)");
+  torch::serialize::InputArchive network;
+  archive.read("network", network);
+  net->load(network);
+  torch::serialize::InputArchive opt;
+  archive.read("optimizer", opt);
+  optimizer.load(opt);
+  CheckpointState state;
+  state.updates = read_int(archive, "updates", path);
+  state.episodes = read_int(archive, "episodes", path);
+  state.next_agent_id = read_int(archive, "next_agent_id", path);
+  c10::IValue rng;
+  archive.read("rng_state", rng);
+  state.rng_state = rng.toStringRef();
+  torch::Tensor recent;
+  archive.read("recent_episodes", recent);
+  recent = recent.contiguous();
+  for (std::int64_t i = 0; i < recent.size(0); ++i) {
+    const double* row = recent[i].data_ptr<double>();
+    EpisodeStats e;
+    e.total_reward = row[0];
+    e.epochs = static_cast<int>(row[1]);
+    e.reached_target = row[2] > 0.5;
+    e.time_to_target_ms = row[3];
+    e.clock_ms = row[4];
+    state.recent.push_back(e);
+  }
+  return state;
+}
+
+}  // namespace agents

@@ -1,0 +1,40 @@
+// Deployment of a trained policy (`orchestra-a3c` in `orchestra run`): the BarrierController asks
+// it for a move of T at the start of every epoch (Orchestra 3.1.3) and it answers with the most
+// probable action of the network (greedy; exploration belongs to training).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <random>
+
+#include "agents/policy_file.hpp"
+#include "orchestra/barrier_agent.hpp"
+
+namespace agents {
+
+class GreedyBarrierAgent final : public orchestra::BarrierAgent {
+ public:
+  explicit GreedyBarrierAgent(A3cPolicy policy) : policy_(std::move(policy)) {}
+  int act(const std::vector<float>& observation) override { return policy_.predict(observation, true); }
+  const A3cPolicy& policy() const { return policy_; }
+
+ private:
+  A3cPolicy policy_;
+};
+
+}  // namespace agents
+
+namespace agents {
+
+// The baseline a learned controller must clearly beat (issue 5, "Learning, measured"): -1, 0 or +1
+// uniformly at random each epoch, from its own seed.
+class RandomBarrierAgent final : public orchestra::BarrierAgent {
+ public:
+  explicit RandomBarrierAgent(std::uint64_t seed) : rng_(seed) {}
+  int act(const std::vector<float>&) override { return static_cast<int>(rng_() % 3) - 1; }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+}  // namespace agents

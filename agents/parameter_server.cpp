@@ -1,0 +1,328 @@
+#include "agents/parameter_server.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <stdexcept>
+
+#include "agents/checkpoint.hpp"
+#include "agents/policy_file.hpp"
+
+namespace agents {
+namespace {
+
+constexpr const char* kTrainHeader = "update,episodes,mean_reward,mean_time_to_target_ms,reached_share,dropped\n";
+
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(ActorCritic& net, const A3cOptions& o) {
+  if (o.optimizer == OptimizerKind::RmsProp)
+    return std::make_unique<torch::optim::RMSprop>(
+        net->parameters(), torch::optim::RMSpropOptions(o.learning_rate).alpha(o.rmsprop_alpha).eps(o.optimizer_eps));
+  return std::make_unique<torch::optim::Adam>(net->parameters(),
+                                               torch::optim::AdamOptions(o.learning_rate).eps(o.optimizer_eps));
+}
+
+std::string checkpoint_path(const std::string& dir) { return (std::filesystem::path(dir) / "checkpoint.pt").string(); }
+
+}  // namespace
+
+bool is_loopback_endpoint(const std::string& e) {
+  for (const char* prefix : {"inproc://", "ipc://", "tcp://127.", "tcp://localhost:", "tcp://[::1]:"})
+    if (e.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+ParameterServer::ParameterServer(zmq::context_t& context, ParameterServerOptions options)
+    : options_(std::move(options)), socket_(context, zmq::socket_type::router) {
+  validate(options_.a3c);
+  if (!is_loopback_endpoint(options_.bind) && !options_.curve)
+    throw std::invalid_argument("parameter server: binding to " + options_.bind +
+                                " (not loopback) needs CURVE keys: run `orchestra keygen KEYFILE` and pass --keys KEYFILE");
+  torch::manual_seed(options_.a3c.seed);  // the initial network is a function of the seed alone
+  net_ = ActorCritic(ActorCriticSpec{options_.observation_size, options_.a3c.hidden});
+  param_count_ = parameter_count(net_);
+  optimizer_ = make_optimizer(net_, options_.a3c);
+  rng_.seed(splitmix64(options_.a3c.seed ^ 0xA3C0A3C0ULL));
+
+  if (!options_.out_dir.empty()) std::filesystem::create_directories(options_.out_dir);
+  if (options_.resume) {
+    if (options_.out_dir.empty()) throw std::invalid_argument("parameter server: resume needs an output folder");
+    const CheckpointState state = load_checkpoint(checkpoint_path(options_.out_dir), net_, *optimizer_);
+    updates_ = start_updates_ = state.updates;
+    episodes_ = state.episodes;
+    next_agent_id_ = state.next_agent_id;
+    std::istringstream(state.rng_state) >> rng_;
+    recent_.assign(state.recent.begin(), state.recent.end());
+    say("resuming from " + checkpoint_path(options_.out_dir) + " at update " + std::to_string(updates_));
+  }
+  if (!options_.out_dir.empty()) open_train_csv();
+
+  socket_.set(zmq::sockopt::linger, 0);
+  socket_.set(zmq::sockopt::router_mandatory, 1);  // a reply to a vanished peer fails, not blocks
+  socket_.set(zmq::sockopt::sndtimeo, 1000);
+  // libzmq refuses (and disconnects) a peer whose frame exceeds this, before it is even buffered:
+  // the first line against a memory attack. Frames under it but over the parameter count are
+  // dropped and counted by decode().
+  socket_.set(zmq::sockopt::maxmsgsize, static_cast<std::int64_t>(2 * (kHeaderBytes + 4 * param_count_) + 4096));
+  if (options_.curve) {
+    zap_ = std::make_unique<ZapAuthenticator>(context, options_.curve->client.public_key);
+    make_curve_server(socket_, *options_.curve);
+  }
+  socket_.bind(options_.bind);
+  last_message_ = Clock::now();
+}
+
+ParameterServer::~ParameterServer() = default;
+
+std::string ParameterServer::endpoint() const { return socket_.get(zmq::sockopt::last_endpoint); }
+
+void ParameterServer::say(const std::string& line) {
+  if (options_.log) *options_.log << "[server] " << line << std::endl;
+}
+
+void ParameterServer::open_train_csv() {
+  const std::string path = (std::filesystem::path(options_.out_dir) / "train.csv").string();
+  // On resume, rows written after the checkpoint describe updates that are about to be redone.
+  std::string kept = kTrainHeader;
+  if (options_.resume && std::filesystem::exists(path)) {
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) {
+      // A row cut short by a kill has fewer columns; it is dropped with the ones after the checkpoint.
+      if (std::count(line.begin(), line.end(), ',') != 5) continue;
+      if (std::strtoll(line.c_str(), nullptr, 10) <= updates_) kept += line + "\n";
+    }
+  }
+  train_csv_.open(path, std::ios::trunc);
+  if (!train_csv_) throw std::runtime_error(path + ": cannot write");
+  train_csv_ << kept << std::flush;
+}
+
+ServeResult ParameterServer::serve(const std::function<bool()>& keep_going) {
+  ServeResult result;
+  result.start_updates = start_updates_;
+  const auto idle_limit = std::chrono::duration<double>(options_.a3c.idle_timeout_s);
+  last_message_ = Clock::now();
+  say("serving " + endpoint() + " (" + std::to_string(param_count_) + " parameters, updates " +
+      std::to_string(updates_) + " -> " + std::to_string(options_.a3c.total_updates) + ")");
+  result.outcome = ServeOutcome::Finished;
+  while (updates_ < options_.a3c.total_updates) {
+    if (stop_requested_ || (keep_going && !keep_going())) {
+      result.outcome = ServeOutcome::Stopped;
+      break;
+    }
+    const bool got = handle_one(false);
+    const auto now = Clock::now();
+    if (got) last_message_ = now;
+    check_silence(now);
+    if (now - last_message_ > idle_limit) {
+      say("no agent has spoken for " + std::to_string(options_.a3c.idle_timeout_s) + " s; giving up");
+      result.outcome = ServeOutcome::IdleTimeout;
+      break;
+    }
+  }
+  if (!options_.out_dir.empty()) {
+    write_checkpoint();
+    if (result.outcome == ServeOutcome::Finished) {
+      A3cPolicy(net_, updates_).save((std::filesystem::path(options_.out_dir) / "policy.pt").string());
+      say("policy written to " + (std::filesystem::path(options_.out_dir) / "policy.pt").string());
+    }
+  }
+  // Tell the agents still asking that training is over, within a bounded wait.
+  const auto drain_until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                              std::chrono::duration<double>(std::min(options_.a3c.reply_timeout_s, 10.0)));
+  const auto anyone_left = [this] {
+    for (const auto& a : agents_)
+      if (!a.second.left && !a.second.lost) return true;
+    return false;
+  };
+  while (anyone_left() && Clock::now() < drain_until) handle_one(true);
+
+  result.updates = updates_;
+  result.episodes = episodes_;
+  result.agents_joined = static_cast<std::int64_t>(agents_.size());
+  result.agents_lost = agents_lost_;
+  result.drops = drops_;
+  say("done at update " + std::to_string(updates_) + ": " + std::to_string(episodes_) + " episodes, " +
+      std::to_string(drops_.total()) + " messages dropped, " + std::to_string(agents_lost_) + " agents lost");
+  return result;
+}
+
+bool ParameterServer::handle_one(bool finishing) {
+  zmq::pollitem_t item{static_cast<void*>(socket_), 0, ZMQ_POLLIN, 0};
+  zmq::poll(&item, 1, std::chrono::milliseconds(static_cast<long>(options_.a3c.poll_interval_ms)));
+  if (!(item.revents & ZMQ_POLLIN)) return false;
+  std::vector<zmq::message_t> frames;
+  do {
+    frames.emplace_back();
+    if (!socket_.recv(frames.back(), zmq::recv_flags::dontwait)) {
+      frames.pop_back();
+      break;
+    }
+  } while (frames.back().more());
+  // A DEALER peer sends exactly one frame per message: [identity][payload].
+  if (frames.size() != 2) {
+    ++drops_.malformed;
+    return true;
+  }
+  const Decoded d = decode(frames[1].data(), frames[1].size(), static_cast<std::size_t>(param_count_));
+  const std::string identity = frames[0].to_string();
+  switch (d.drop) {
+    case DropReason::None: handle(identity, d.message, finishing); break;
+    case DropReason::Oversized: ++drops_.oversized; break;
+    case DropReason::NotFinite:
+      ++drops_.not_finite;
+      // A push from a known agent that waits for parameters: answer it so it does not time out.
+      if (d.message.type == MessageType::Gradient) {
+        const auto it = agents_.find(d.message.agent_id);
+        if (it != agents_.end() && it->second.identity == identity)
+          reply(identity, Message{finishing ? MessageType::Stop : MessageType::Params, d.message.agent_id,
+                                  static_cast<std::uint64_t>(updates_), 0,
+                                  finishing ? std::vector<float>{} : flat_parameters(net_)});
+      }
+      break;
+    default: ++drops_.malformed; break;
+  }
+  return true;
+}
+
+void ParameterServer::reply(const std::string& identity, const Message& message) {
+  const std::vector<char> bytes = encode(message);
+  try {
+    socket_.send(zmq::buffer(identity), zmq::send_flags::sndmore);
+    socket_.send(zmq::buffer(bytes), zmq::send_flags::none);
+  } catch (const zmq::error_t& e) {
+    // EHOSTUNREACH: the peer went away between its request and our answer; nothing to do.
+    say(std::string("reply not delivered (") + e.what() + ")");
+  }
+}
+
+void ParameterServer::handle(const std::string& identity, const Message& m, bool finishing) {
+  const auto now = Clock::now();
+  const auto stop = [&] { reply(identity, Message{MessageType::Stop, m.agent_id, static_cast<std::uint64_t>(updates_), 0, {}}); };
+  const auto params = [&](std::uint32_t id) {
+    return Message{MessageType::Params, id, static_cast<std::uint64_t>(updates_), 0, flat_parameters(net_)};
+  };
+  if (m.type == MessageType::Hello) {
+    if (m.aux != static_cast<std::uint64_t>(options_.observation_size) || m.values.size() != 1 ||
+        static_cast<std::int64_t>(m.values[0]) != param_count_) {
+      ++drops_.wrong_size;
+      say("refused an agent with another network (observation size " + std::to_string(m.aux) + ")");
+      stop();
+      return;
+    }
+    if (finishing) {
+      stop();
+      return;
+    }
+    const auto id = static_cast<std::uint32_t>(next_agent_id_++);
+    agents_[id] = AgentRecord{identity, now, false, false};
+    Message welcome = params(id);
+    welcome.type = MessageType::Welcome;
+    welcome.aux = rng_();  // the agent's seed: episodes and action sampling
+    reply(identity, welcome);
+    say("agent " + std::to_string(id) + " joined");
+    return;
+  }
+  const auto it = agents_.find(m.agent_id);
+  if (it == agents_.end() || it->second.identity != identity) {
+    ++drops_.unknown_agent;
+    if (m.type == MessageType::Gradient) stop();  // it is waiting; tell it to leave rather than hang
+    return;
+  }
+  AgentRecord& agent = it->second;
+  agent.last_seen = now;
+  if (agent.lost) {
+    agent.lost = false;
+    --agents_lost_;
+    say("agent " + std::to_string(m.agent_id) + " is back");
+  }
+  switch (m.type) {
+    case MessageType::Gradient: {
+      if (finishing) {
+        stop();
+        return;
+      }
+      const auto version = static_cast<std::int64_t>(m.params_version);
+      if (version > updates_ || updates_ - version > options_.a3c.max_staleness) {
+        ++drops_.stale;
+      } else if (static_cast<std::int64_t>(m.values.size()) != param_count_) {
+        ++drops_.wrong_size;
+      } else {
+        apply_gradient(m.values);
+      }
+      if (updates_ >= options_.a3c.total_updates) {
+        stop();
+      } else {
+        reply(identity, params(m.agent_id));
+      }
+      return;
+    }
+    case MessageType::Episode: {
+      ++episodes_;
+      recent_.push_back(episode_from_values(m.values));
+      while (static_cast<int>(recent_.size()) > options_.a3c.stats_window) recent_.pop_front();
+      return;
+    }
+    case MessageType::Bye:
+      agent.left = true;
+      say("agent " + std::to_string(m.agent_id) + " left");
+      return;
+    default:
+      ++drops_.malformed;  // Welcome/Params/Stop travel the other way
+      return;
+  }
+}
+
+void ParameterServer::apply_gradient(const std::vector<float>& gradient) {
+  set_flat_gradients(net_, gradient);
+  optimizer_->step();
+  ++updates_;
+  if (updates_ % options_.a3c.log_every == 0) write_train_row();
+  if (!options_.out_dir.empty() && updates_ % options_.a3c.checkpoint_every == 0) write_checkpoint();
+}
+
+void ParameterServer::check_silence(Clock::time_point now) {
+  const auto limit = std::chrono::duration<double>(options_.a3c.agent_silence_s);
+  for (auto& [id, agent] : agents_) {
+    if (agent.lost || agent.left || now - agent.last_seen <= limit) continue;
+    agent.lost = true;
+    ++agents_lost_;
+    say("agent " + std::to_string(id) + " silent for " + std::to_string(options_.a3c.agent_silence_s) +
+        " s; going on without it");
+  }
+}
+
+void ParameterServer::write_train_row() {
+  if (!train_csv_.is_open()) return;
+  double reward = 0, ttt = 0;
+  int reached = 0;
+  for (const auto& e : recent_) {
+    reward += e.total_reward;
+    if (e.reached_target) {
+      ttt += e.time_to_target_ms;
+      ++reached;
+    }
+  }
+  const auto n = static_cast<double>(recent_.size());
+  train_csv_ << updates_ << ',' << episodes_ << ',';
+  if (recent_.empty()) train_csv_ << ",,";
+  else train_csv_ << reward / n << ',' << (reached ? std::to_string(ttt / reached) : "") << ',' << reached / n;
+  train_csv_ << ',' << drops_.total() << '\n' << std::flush;
+}
+
+void ParameterServer::write_checkpoint() {
+  CheckpointState state;
+  state.updates = updates_;
+  state.episodes = episodes_;
+  state.next_agent_id = next_agent_id_;
+  std::ostringstream rng;
+  rng << rng_;
+  state.rng_state = rng.str();
+  state.recent.assign(recent_.begin(), recent_.end());
+  save_checkpoint(checkpoint_path(options_.out_dir), net_, *optimizer_, state);
+}
+
+}  // namespace agents

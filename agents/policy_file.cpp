@@ -1,0 +1,108 @@
+#include "agents/policy_file.hpp"
+
+#include <stdexcept>
+
+#include "agents/file_io.hpp"
+#include "orchestra/barrier_env.hpp"
+
+namespace agents {
+namespace {
+
+constexpr const char* kFormat = "orchestra-a3c-policy";
+constexpr std::int64_t kFormatVersion = 1;
+
+c10::IValue field(const c10::impl::GenericDict& dict, const std::string& key, const std::string& path) {
+  const auto it = dict.find(c10::IValue(key));
+  if (it == dict.end()) throw std::runtime_error(path + ": not an orchestra-a3c policy (no '" + key + "' entry)");
+  return it->value();
+}
+
+}  // namespace
+
+A3cPolicy::A3cPolicy(ActorCritic net, std::int64_t updates) : net_(std::move(net)), updates_(updates) {
+  net_->eval();
+}
+
+std::vector<double> A3cPolicy::probabilities(const std::vector<float>& observation) {
+  if (static_cast<int>(observation.size()) != observation_size())
+    throw std::invalid_argument("a3c policy: observation has " + std::to_string(observation.size()) +
+                                " entries, the network expects " + std::to_string(observation_size()));
+  torch::NoGradGuard no_grad;
+  const torch::Tensor obs =
+      torch::from_blob(const_cast<float*>(observation.data()), {1, static_cast<std::int64_t>(observation.size())}, torch::kFloat);
+  const torch::Tensor p = torch::softmax(net_->forward(obs).logits, -1).to(torch::kDouble).contiguous();
+  return std::vector<double>(p.data_ptr<double>(), p.data_ptr<double>() + p.numel());
+}
+
+int A3cPolicy::predict(const std::vector<float>& observation, bool deterministic, std::mt19937_64* rng) {
+  const std::vector<double> p = probabilities(observation);
+  int index = 0;
+  if (deterministic) {
+    // Ties go to the lower index, so a tie never depends on the order of a library's max search.
+    for (int i = 1; i < static_cast<int>(p.size()); ++i)
+      if (p[static_cast<std::size_t>(i)] > p[static_cast<std::size_t>(index)]) index = i;
+  } else {
+    if (!rng) throw std::invalid_argument("a3c policy: sampling needs a random generator");
+    index = sample_index(p, *rng);
+  }
+  return static_cast<int>(orchestra::action_from_index(index));
+}
+
+int sample_index(const std::vector<double>& probs, std::mt19937_64& rng) {
+  const double u = static_cast<double>(rng() >> 11) * (1.0 / 9007199254740992.0);  // [0, 1), 53 bits
+  double cumulative = 0;
+  for (std::size_t i = 0; i < probs.size(); ++i) {
+    cumulative += probs[i];
+    if (u < cumulative) return static_cast<int>(i);
+  }
+  return static_cast<int>(probs.size()) - 1;  // rounding left the sum a hair under 1
+}
+
+void A3cPolicy::save(const std::string& path) const {
+  c10::Dict<std::string, at::Tensor> weights;
+  for (const auto& item : net_->named_parameters()) weights.insert(item.key(), item.value().detach().clone());
+  c10::impl::GenericDict root(c10::StringType::get(), c10::AnyType::get());
+  root.insert("format", std::string(kFormat));
+  root.insert("format_version", kFormatVersion);
+  root.insert("observation_size", static_cast<std::int64_t>(net_->spec().observation_size));
+  root.insert("hidden", std::vector<std::int64_t>(net_->spec().hidden.begin(), net_->spec().hidden.end()));
+  root.insert("actions", std::vector<std::int64_t>{-1, 0, 1});
+  root.insert("updates", updates_);
+  root.insert("state_dict", weights);
+  write_file_atomic(path, torch::pickle_save(c10::IValue(root)));
+}
+
+A3cPolicy A3cPolicy::load(const std::string& path) {
+  c10::IValue value;
+  try {
+    value = torch::pickle_load(read_file_bytes(path));
+  } catch (const c10::Error& e) {
+    throw std::runtime_error(path + ": not a readable policy file (" + e.what_without_backtrace() + ")");
+  }
+  if (!value.isGenericDict()) throw std::runtime_error(path + ": not an orchestra-a3c policy (expected a dict)");
+  const c10::impl::GenericDict root = value.toGenericDict();
+  if (field(root, "format", path).toStringRef() != kFormat) throw std::runtime_error(path + ": not an orchestra-a3c policy (format)");
+  const std::int64_t version = field(root, "format_version", path).toInt();
+  if (version != kFormatVersion)
+    throw std::runtime_error(path + ": policy format version " + std::to_string(version) + ", this build reads " +
+                             std::to_string(kFormatVersion));
+  ActorCriticSpec spec;
+  spec.observation_size = static_cast<int>(field(root, "observation_size", path).toInt());
+  spec.hidden.clear();
+  for (std::int64_t h : field(root, "hidden", path).toIntVector()) spec.hidden.push_back(static_cast<int>(h));
+  ActorCritic net(spec);
+  const c10::impl::GenericDict weights = field(root, "state_dict", path).toGenericDict();
+  torch::NoGradGuard no_grad;
+  for (auto& item : net->named_parameters()) {
+    const c10::IValue t = field(weights, item.key(), path);
+    if (!t.isTensor() || t.toTensor().sizes() != item.value().sizes())
+      throw std::runtime_error(path + ": state_dict." + item.key() + " has the wrong shape for the declared network");
+    item.value().copy_(t.toTensor());
+  }
+  if (weights.size() != net->named_parameters().size())
+    throw std::runtime_error(path + ": state_dict has " + std::to_string(weights.size()) + " tensors, the network " +
+                             std::to_string(net->named_parameters().size()));
+  return A3cPolicy(net, field(root, "updates", path).toInt());
+}
+
+}  // namespace agents

@@ -1,0 +1,89 @@
+// `orchestra compare`: the comparison table of one or several runs, and optionally their figures.
+#include <filesystem>
+#include <iostream>
+
+#include "experiments/atomic_file.hpp"
+#include "experiments/commands.hpp"
+#include "experiments/comparison.hpp"
+#include "experiments/plots.hpp"
+#include "experiments/results_reader.hpp"
+
+namespace experiments {
+
+namespace {
+
+const char* kCompareHelp = R"(usage: orchestra compare RESULTS_DIR... [--out DIR] [--plot] [--quiet]
+
+Compares the policies of one or several runs of `orchestra run`. RESULTS_DIR is an experiment's
+folder (results/quickstart), one policy's folder, or a folder of experiments (results/). Prints,
+per policy: time to target accuracy, speedup over `dsgd` (else over the run's first policy), final
+accuracy and loss, mean straggler effect, utilization and idle time per worker. Writes the table
+as DIR/compare.md and DIR/compare.csv.
+
+  --out DIR      where to write (default: RESULTS_DIR when one is given, else ./comparison)
+  --plot         also draw the figures with gnuplot into DIR/plots/, as PNG and SVG with the
+                 gnuplot script of each: accuracy_vs_time, <policy>.iterations,
+                 <policy>.barrier (Orchestra's T and tau_n), a3c_training (if train.csv)
+  --gnuplot PATH the gnuplot to run (default: gnuplot on PATH)
+  --quiet        print only errors
+
+example:
+  orchestra run configs/quickstart.yaml --out results/quickstart
+  orchestra compare results/quickstart --plot
+)";
+
+}  // namespace
+
+int command_compare(const Args& args) {
+  std::vector<std::string> dirs;
+  std::string out_dir;
+  bool plot = false;
+  bool quiet = false;
+  PlotOptions plot_options;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> const std::string& {
+      if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
+      return args[++i];
+    };
+    if (a == "-h" || a == "--help") {
+      std::cout << kCompareHelp;
+      return 0;
+    } else if (a == "--out") {
+      out_dir = value();
+    } else if (a == "--plot") {
+      plot = true;
+    } else if (a == "--gnuplot") {
+      plot_options.gnuplot.program = value();
+    } else if (a == "--quiet") {
+      quiet = true;
+    } else if (!a.empty() && a[0] == '-') {
+      throw UsageError("unknown option " + a + "\n" + kCompareHelp);
+    } else {
+      dirs.push_back(a);
+    }
+  }
+  if (dirs.empty()) throw UsageError(std::string("compare needs at least one RESULTS_DIR\n") + kCompareHelp);
+  if (out_dir.empty()) out_dir = dirs.size() == 1 ? dirs.front() : "comparison";
+
+  const std::vector<RunResults> runs = read_results(dirs);
+  if (plot) find_gnuplot(plot_options.gnuplot.program);  // fail before writing anything
+  const std::vector<ComparisonRow> rows = comparison_rows(runs);
+  const std::string table = comparison_markdown(rows);
+  std::filesystem::create_directories(out_dir);
+  write_file_atomic(out_dir + "/compare.md", table);
+  write_file_atomic(out_dir + "/compare.csv", comparison_csv(rows));
+  if (!quiet) std::cout << table << "written: " << out_dir << "/compare.md, " << out_dir << "/compare.csv\n";
+  if (plot) {
+    plot_options.out_dir = out_dir + "/plots";
+    if (!quiet) plot_options.on_figure = [](const std::string& name) { std::cerr << "plotting " << name << "\n"; };
+    const PlotReport report = make_plots(runs, plot_options);
+    if (!quiet) {
+      for (const auto& note : report.notes) std::cerr << "note: " << note << "\n";
+      std::cout << "plots: " << report.files.size() << " files in " << plot_options.out_dir << "/\n";
+    }
+  }
+  return 0;
+}
+
+}  // namespace experiments

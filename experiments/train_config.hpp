@@ -1,0 +1,45 @@
+// The config of `orchestra train` / `serve` / `agent` (configs/a3c_train.yaml): which environments
+// the A3C agents explore and the a3c: hyperparameters (agents/a3c_options.hpp).
+//
+//   name: a3c_train                 results/<name>/ by default
+//   environment: local-sgd          local-sgd (orchestra::LocalSgdBarrierEnv) or toy (tests, smoke)
+//   experiments: [x.yaml, y.yaml]   local-sgd: experiment configs (paths relative to this file);
+//                                   agent k trains on experiments[k mod n] (Orchestra 3.1.3: agents
+//                                   "explore the different environments of different workers")
+//   controller: {M: 8, ...}         orchestra-lcm keys for the environment's controller
+//   toy_step_ms: 0                  toy: sleep per step, standing in for an epoch's cost
+//   a3c: {...}                      agents/a3c_options.hpp
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agents/a3c_options.hpp"
+#include "orchestra/barrier_env.hpp"
+
+namespace experiments {
+
+enum class TrainEnvironment { LocalSgd, Toy };
+
+struct TrainConfig {
+  std::string file;
+  std::string name = "a3c_train";
+  TrainEnvironment environment = TrainEnvironment::LocalSgd;
+  std::vector<std::string> experiments;  // resolved paths
+  YAML::Node controller;                 // read against each experiment by make_training_env
+  double toy_step_ms = 0;
+  agents::A3cOptions a3c;
+  int observation_size = 0;              // of the environment's state
+};
+
+// Parses and validates (every experiment config is loaded once, so their errors come before any
+// process starts). Throws env::ConfigError "file:line: key: message".
+TrainConfig load_train_config(const std::string& path);
+
+// Agent `index`'s own environment.
+std::unique_ptr<orchestra::BarrierEnv> make_training_env(const TrainConfig& config, int index);
+
+}  // namespace experiments

@@ -1,0 +1,342 @@
+// The parameter server and its agents over ZeroMQ, ranks as threads (gloo's test/base_test.h) on
+// inproc:// or tcp://127.0.0.1:* endpoints: determinism, garbage, oversized and stale messages,
+// silent agents, CURVE, checkpoints and resume.
+#include <doctest/doctest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <limits>
+#include <optional>
+#include <future>
+#include <thread>
+
+#include "agents/agent_worker.hpp"
+#include "agents/parameter_server.hpp"
+#include "agents/policy_file.hpp"
+#include "agents/protocol.hpp"
+#include "agents/toy_barrier_env.hpp"
+#include "test_helpers.hpp"
+
+namespace {
+
+agents::A3cOptions small_options(std::int64_t updates) {
+  agents::A3cOptions o;
+  o.hidden = {16};
+  o.n_steps = 4;
+  o.total_updates = updates;
+  o.agents = 1;
+  o.poll_interval_ms = 20;
+  o.reply_timeout_s = 10;
+  o.idle_timeout_s = 20;
+  o.agent_silence_s = 10;
+  o.seed = 11;
+  return o;
+}
+
+agents::ParameterServerOptions server_options(const agents::A3cOptions& a3c, const std::string& bind) {
+  agents::ParameterServerOptions s;
+  s.a3c = a3c;
+  s.observation_size = agents::ToyBarrierEnv::kObservationSize;
+  s.bind = bind;
+  return s;
+}
+
+// One server and `agents` toy agents, each on its own thread; rethrows the first error.
+struct Run {
+  agents::ServeResult server;
+  std::vector<agents::AgentResult> agents;
+  std::vector<float> parameters;
+};
+
+Run train(const agents::ParameterServerOptions& options, int agents_count,
+          const std::optional<agents::CurveKeys>& agent_keys = std::nullopt) {
+  zmq::context_t context;
+  agents::ParameterServer server(context, options);
+  const std::string endpoint = server.endpoint();
+  std::vector<std::future<agents::AgentResult>> workers;
+  for (int k = 0; k < agents_count; ++k) {
+    workers.push_back(std::async(std::launch::async, [&context, &options, endpoint, agent_keys] {
+      agents::ToyBarrierEnv env;
+      agents::AgentWorkerOptions ao;
+      ao.a3c = options.a3c;
+      ao.connect = endpoint;
+      ao.curve = agent_keys;
+      return agents::AgentWorker(context, ao, env).run();
+    }));
+  }
+  Run run;
+  run.server = server.serve();
+  for (auto& w : workers) run.agents.push_back(w.get());
+  run.parameters = agents::flat_parameters(server.network());
+  return run;
+}
+
+zmq::message_t recv_with_timeout(zmq::socket_t& socket, int ms) {
+  zmq::pollitem_t item{static_cast<void*>(socket), 0, ZMQ_POLLIN, 0};
+  zmq::poll(&item, 1, std::chrono::milliseconds(ms));
+  zmq::message_t m;
+  if (item.revents & ZMQ_POLLIN) (void)socket.recv(m, zmq::recv_flags::dontwait);
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("protocol: encode/decode round trip, and every malformed frame is named, not thrown") {
+  const agents::Message m{agents::MessageType::Gradient, 3, 17, 5, {1.0f, -2.0f, 0.5f}};
+  const std::vector<char> bytes = agents::encode(m);
+  CHECK(bytes.size() == agents::kHeaderBytes + 12);
+  const agents::Decoded d = agents::decode(bytes.data(), bytes.size(), 3);
+  CHECK(d.drop == agents::DropReason::None);
+  CHECK(d.message.agent_id == 3);
+  CHECK(d.message.params_version == 17);
+  CHECK(d.message.values == m.values);
+  CHECK(agents::decode(bytes.data(), bytes.size(), 2).drop == agents::DropReason::Oversized);
+  CHECK(agents::decode(bytes.data(), bytes.size() - 1, 3).drop == agents::DropReason::Malformed);
+  CHECK(agents::decode(bytes.data(), 7, 3).drop == agents::DropReason::Malformed);
+  std::vector<char> wrong = bytes;
+  wrong[0] = 'X';
+  CHECK(agents::decode(wrong.data(), wrong.size(), 3).drop == agents::DropReason::Malformed);
+  wrong = bytes;
+  wrong[6] = 99;  // unknown type
+  CHECK(agents::decode(wrong.data(), wrong.size(), 3).drop == agents::DropReason::Malformed);
+  agents::Message nan = m;
+  nan.values[1] = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<char> nan_bytes = agents::encode(nan);
+  CHECK(agents::decode(nan_bytes.data(), nan_bytes.size(), 3).drop == agents::DropReason::NotFinite);
+  // A count field claiming 2^60 values in a short frame: oversized, and no allocation follows.
+  std::vector<char> liar = agents::encode(agents::Message{agents::MessageType::Params, 0, 0, 0, {}});
+  const std::uint64_t huge = std::uint64_t{1} << 60;
+  std::memcpy(liar.data() + 32, &huge, 8);
+  CHECK(agents::decode(liar.data(), liar.size(), 1000).drop == agents::DropReason::Oversized);
+}
+
+TEST_CASE("one agent, one seed, trained twice: the same parameters") {
+  const auto options = server_options(small_options(40), "inproc://a3c-determinism");
+  const Run a = train(options, 1);
+  const Run b = train(options, 1);
+  CHECK(a.server.outcome == agents::ServeOutcome::Finished);
+  CHECK(a.server.updates == 40);
+  CHECK(a.agents[0].exit == agents::AgentExit::Stopped);
+  CHECK(a.server.drops.total() == 0);
+  CHECK(a.parameters == b.parameters);
+  CHECK(a.agents[0].env_steps == b.agents[0].env_steps);
+  // ... and training moved them away from the seed's initial network.
+  zmq::context_t context;
+  auto fresh = options;
+  fresh.a3c.total_updates = 1;
+  fresh.bind = "inproc://a3c-fresh";
+  agents::ParameterServer untrained(context, fresh);
+  CHECK(agents::flat_parameters(untrained.network()) != a.parameters);
+}
+
+TEST_CASE("two agents train together without waiting for each other") {
+  const Run r = train(server_options(small_options(60), "tcp://127.0.0.1:*"), 2);
+  CHECK(r.server.outcome == agents::ServeOutcome::Finished);
+  CHECK(r.server.updates == 60);
+  CHECK(r.server.agents_joined == 2);
+  CHECK(r.agents[0].gradients_pushed > 0);
+  CHECK(r.agents[1].gradients_pushed > 0);
+  CHECK(r.agents[0].exit == agents::AgentExit::Stopped);
+  CHECK(r.agents[1].exit == agents::AgentExit::Stopped);
+}
+
+TEST_CASE("the server survives garbage, oversized, non-finite and stale messages, and counts them") {
+  zmq::context_t context;
+  auto options = server_options(small_options(1000000), "tcp://127.0.0.1:*");
+  options.a3c.max_staleness = 2;
+  agents::ParameterServer server(context, options);
+  const std::string endpoint = server.endpoint();
+  std::future<agents::ServeResult> serving = std::async(std::launch::async, [&server] { return server.serve(); });
+
+  // Not even ZeroMQ: raw bytes on a plain TCP connection (libzmq's handshake rejects them).
+  {
+    const int port = std::stoi(endpoint.substr(endpoint.rfind(':') + 1));
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    const char junk[] = "GET / HTTP/1.1\r\n\r\n\xff\xfe\x00garbage";
+    CHECK(::write(fd, junk, sizeof junk) > 0);
+    ::close(fd);
+  }
+  zmq::socket_t peer(context, zmq::socket_type::dealer);
+  peer.set(zmq::sockopt::linger, 0);
+  peer.connect(endpoint);
+  const std::size_t count = static_cast<std::size_t>(agents::parameter_count(server.network()));
+  peer.send(zmq::str_buffer("hello?"), zmq::send_flags::none);                         // malformed
+  peer.send(zmq::str_buffer("two"), zmq::send_flags::sndmore);                         // two frames:
+  peer.send(zmq::str_buffer("frames"), zmq::send_flags::none);                         //  malformed
+  std::vector<char> big = agents::encode(agents::Message{agents::MessageType::Gradient, 0, 0, 0,
+                                                         std::vector<float>(count + 10, 0.0f)});
+  peer.send(zmq::buffer(big), zmq::send_flags::none);                                  // oversized
+  std::vector<char> lying = agents::encode(agents::Message{agents::MessageType::Gradient, 0, 0, 0, {1.0f}});
+  lying.resize(lying.size() + 8);
+  peer.send(zmq::buffer(lying), zmq::send_flags::none);                                // malformed
+  std::vector<char> huge(64 * 1024 * 1024, 'x');  // over ZMQ_MAXMSGSIZE: libzmq drops the peer
+  {
+    zmq::socket_t flooder(context, zmq::socket_type::dealer);
+    flooder.set(zmq::sockopt::linger, 0);
+    flooder.connect(endpoint);
+    flooder.send(zmq::buffer(huge), zmq::send_flags::dontwait);
+  }
+  // A proper agent now: its Welcome proves the server is alive and has read everything above.
+  const agents::ToyBarrierEnv toy;
+  peer.send(zmq::buffer(agents::encode(agents::Message{agents::MessageType::Hello, 0, 0,
+                                                       static_cast<std::uint64_t>(toy.observation_size()),
+                                                       {static_cast<float>(count)}})),
+            zmq::send_flags::none);
+  zmq::message_t reply = recv_with_timeout(peer, 10000);
+  agents::Decoded welcome = agents::decode(reply.data(), reply.size(), count);
+  REQUIRE(welcome.drop == agents::DropReason::None);
+  REQUIRE(welcome.message.type == agents::MessageType::Welcome);
+  const std::uint32_t id = welcome.message.agent_id;
+
+  const auto push = [&](std::uint64_t version, std::vector<float> g) {
+    peer.send(zmq::buffer(agents::encode(agents::Message{agents::MessageType::Gradient, id, version, 0, std::move(g)})),
+              zmq::send_flags::none);
+    zmq::message_t r = recv_with_timeout(peer, 10000);
+    return agents::decode(r.data(), r.size(), count);
+  };
+  // Three good pushes move the version to 3; then one computed at version 0 is 3 > 2 updates old.
+  for (std::uint64_t v = 0; v < 3; ++v) CHECK(push(v, std::vector<float>(count, 0.01f)).message.params_version == v + 1);
+  const agents::Decoded after_stale = push(0, std::vector<float>(count, 0.01f));
+  CHECK(after_stale.message.type == agents::MessageType::Params);
+  CHECK(after_stale.message.params_version == 3);  // not applied, but answered with fresh parameters
+  CHECK(push(99, std::vector<float>(count, 0.01f)).message.params_version == 3);  // from the future
+  std::vector<float> nan(count, 0.0f);
+  nan[5] = std::numeric_limits<float>::infinity();
+  CHECK(push(3, nan).message.params_version == 3);
+  CHECK(push(3, std::vector<float>(count - 1, 0.0f)).drop == agents::DropReason::None);  // wrong size answered
+  peer.send(zmq::buffer(agents::encode(agents::Message{agents::MessageType::Bye, id, 3, 0, {}})), zmq::send_flags::none);
+
+  // And real training still works after all that.
+  agents::ToyBarrierEnv env;
+  agents::AgentWorkerOptions ao;
+  ao.a3c = options.a3c;
+  ao.connect = endpoint;
+  std::future<agents::AgentResult> agent = std::async(std::launch::async, [&] { return agents::AgentWorker(context, ao, env).run(); });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (server.updates() < 20 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  server.request_stop();
+  const agents::ServeResult result = serving.get();
+  CHECK(agent.get().exit == agents::AgentExit::Stopped);
+  CHECK(result.outcome == agents::ServeOutcome::Stopped);
+  CHECK(result.updates >= 20);
+  CHECK(result.drops.malformed == 3);
+  CHECK(result.drops.oversized == 1);
+  CHECK(result.drops.stale == 2);
+  CHECK(result.drops.not_finite == 1);
+  CHECK(result.drops.wrong_size == 1);
+}
+
+TEST_CASE("a silent agent is written off and training goes on without it") {
+  zmq::context_t context;
+  auto options = server_options(small_options(30), "inproc://a3c-silent");
+  options.a3c.agent_silence_s = 0.3;
+  agents::ParameterServer server(context, options);
+  zmq::socket_t mute(context, zmq::socket_type::dealer);
+  mute.set(zmq::sockopt::linger, 0);
+  mute.connect(server.endpoint());
+  const auto count = static_cast<float>(agents::parameter_count(server.network()));
+  mute.send(zmq::buffer(agents::encode(agents::Message{agents::MessageType::Hello, 0, 0,
+                                                       agents::ToyBarrierEnv::kObservationSize, {count}})),
+            zmq::send_flags::none);
+  agents::ToyBarrierEnv env;
+  agents::AgentWorkerOptions ao;
+  ao.a3c = options.a3c;
+  ao.connect = server.endpoint();
+  std::future<agents::AgentResult> agent = std::async(std::launch::async, [&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));  // let the mute one fall silent first
+    return agents::AgentWorker(context, ao, env).run();
+  });
+  const agents::ServeResult result = server.serve();
+  CHECK(agent.get().exit == agents::AgentExit::Stopped);
+  CHECK(result.outcome == agents::ServeOutcome::Finished);
+  CHECK(result.updates == 30);
+  CHECK(result.agents_joined == 2);
+  CHECK(result.agents_lost == 1);
+}
+
+TEST_CASE("CURVE: the right keys train, a peer without them is refused, public binds need keys") {
+  REQUIRE(agents::curve_available());
+  const agents::CurveKeys keys = agents::generate_curve_keys();
+  testing::TempDir dir;
+  agents::write_curve_keys(dir / "keys", keys);
+  const agents::CurveKeys read = agents::read_curve_keys(dir / "keys");
+  CHECK(read.server.public_key == keys.server.public_key);
+  CHECK(read.client.secret_key == keys.client.secret_key);
+
+  zmq::context_t context;
+  auto options = server_options(small_options(10), "tcp://0.0.0.0:*");
+  CHECK_THROWS_AS(agents::ParameterServer(context, options), std::invalid_argument);
+  options.bind = "tcp://127.0.0.1:*";
+  options.curve = keys;
+  options.a3c.idle_timeout_s = 5;
+  agents::ParameterServer server(context, options);
+  // An impostor: knows the server's public key but has its own client key pair.
+  agents::CurveKeys impostor = agents::generate_curve_keys();
+  impostor.server = keys.server;
+  impostor.server.secret_key.clear();
+  agents::ToyBarrierEnv env_bad, env_good;
+  auto ao = agents::AgentWorkerOptions{};
+  ao.a3c = options.a3c;
+  ao.a3c.reply_timeout_s = 1.5;
+  ao.connect = server.endpoint();
+  ao.curve = impostor;
+  std::future<agents::AgentResult> bad = std::async(std::launch::async, [&] { return agents::AgentWorker(context, ao, env_bad).run(); });
+  auto good_options = ao;
+  good_options.curve = keys;
+  good_options.a3c.reply_timeout_s = 10;
+  std::future<agents::AgentResult> good = std::async(std::launch::async, [&] { return agents::AgentWorker(context, good_options, env_good).run(); });
+  const agents::ServeResult result = server.serve();
+  CHECK(result.updates == 10);
+  CHECK(good.get().exit == agents::AgentExit::Stopped);
+  CHECK(bad.get().exit == agents::AgentExit::ServerTimeout);
+  CHECK(result.agents_joined == 1);
+}
+
+TEST_CASE("checkpoints: resume continues from the saved update counter with the same network") {
+  testing::TempDir dir;
+  auto options = server_options(small_options(30), "inproc://a3c-ckpt-1");
+  options.out_dir = dir.path.string();
+  options.a3c.checkpoint_every = 10;
+  options.a3c.log_every = 5;
+  const Run first = train(options, 1);
+  CHECK(first.server.updates == 30);
+  CHECK(std::filesystem::exists(dir / "checkpoint.pt"));
+  CHECK(std::filesystem::exists(dir / "policy.pt"));
+  CHECK(agents::flat_parameters(agents::A3cPolicy::load(dir / "policy.pt").network()) == first.parameters);
+
+  zmq::context_t context;
+  auto resumed = options;
+  resumed.resume = true;
+  resumed.bind = "inproc://a3c-ckpt-2";
+  resumed.a3c.total_updates = 50;
+  {
+    agents::ParameterServer server(context, resumed);
+    CHECK(server.updates() == 30);
+    CHECK(agents::flat_parameters(server.network()) == first.parameters);
+  }
+  resumed.bind = "inproc://a3c-ckpt-3";
+  const Run second = train(resumed, 1);
+  CHECK(second.server.start_updates == 30);
+  CHECK(second.server.updates == 50);
+  const std::string csv = testing::read_text(dir / "train.csv");
+  CHECK(csv.rfind("update,episodes,mean_reward,mean_time_to_target_ms,reached_share,dropped\n", 0) == 0);
+  CHECK(csv.find("\n30,") != std::string::npos);
+  CHECK(csv.find("\n50,") != std::string::npos);
+  CHECK(csv.find("\n35,") != std::string::npos);
+
+  auto missing = options;
+  missing.out_dir = (dir / "empty");
+  missing.resume = true;
+  CHECK_THROWS_WITH_AS(agents::ParameterServer(context, missing), doctest::Contains("no checkpoint to resume from"),
+                       std::runtime_error);
+}
