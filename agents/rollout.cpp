@@ -26,11 +26,15 @@ Rollout RolloutRunner::collect(ActorCritic& net, int n_steps, std::mt19937_64& r
     running_ = true;
   }
   Rollout r;
-  torch::NoGradGuard no_grad;
   for (int i = 0; i < n_steps; ++i) {
     const auto size = static_cast<std::int64_t>(observation_.size());
-    const torch::Tensor obs = torch::from_blob(observation_.data(), {1, size}, torch::kFloat);
-    const torch::Tensor p = torch::softmax(net->forward(obs).logits, -1).to(torch::kDouble).contiguous();
+    torch::Tensor p;
+    {
+      // Only the policy's forward runs without autograd: the environment's step trains a model.
+      torch::NoGradGuard no_grad;
+      const torch::Tensor obs = torch::from_blob(observation_.data(), {1, size}, torch::kFloat);
+      p = torch::softmax(net->forward(obs).logits, -1).to(torch::kDouble).contiguous();
+    }
     const int index = sample_index(std::vector<double>(p.data_ptr<double>(), p.data_ptr<double>() + p.numel()), rng);
     const orchestra::StepResult step = env_.step(static_cast<int>(orchestra::action_from_index(index)));
     ++steps_;
@@ -69,6 +73,8 @@ GradientResult rollout_gradient(ActorCritic& net, const Rollout& rollout, const 
   stacked.insert(stacked.end(), rollout.next_observation.begin(), rollout.next_observation.end());
   const torch::Tensor all = torch::from_blob(stacked.data(), {steps + 1, size}, torch::kFloat);
 
+  // The loss needs autograd whatever the caller's mode.
+  torch::AutoGradMode autograd(true);
   net->zero_grad();
   const ActorCriticOutput out = net->forward(all);
   const torch::Tensor values = out.value.detach().to(torch::kDouble).contiguous();

@@ -90,7 +90,7 @@ Result run(const Case& c) {
   spec.cluster = c.cluster;
   spec.network.intra_server = {0.01, 31.5e9 / 8.0 / 1000.0};  // PCIe 3.0 x4, as configs/lbb_testbed.yaml
   spec.global_batch = c.global_batch;
-  spec.train_samples = static_cast<std::int64_t>(c.global_batch) * 100000;  // one long epoch
+  spec.train_samples = static_cast<std::int64_t>(c.global_batch) * (c.rounds + 1);  // one epoch covers the run
   spec.message_bytes = 44.7e6;                                               // ResNet-18
   env::Simulation simulation(spec, 1, nullptr);
   lbb::LbbPolicy policy;

@@ -3,6 +3,7 @@
 // both policies' rounds.csv; the figures go to BENCHMARKS.md.
 //
 //   build/bench_real [CONFIG] [--out DIR]      exit status 1 when the cut is under 40%
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -17,6 +18,7 @@ namespace {
 
 struct IterationStats {
   double mean_round_ms = 0;
+  double mean_slowest_ms = 0;  // max over workers of compute: the barrier's part of the iteration
   double mean_compute_ms[2] = {0, 0};  // per worker (fast, slow)
   double mean_batch[2] = {0, 0};
   int rounds = 0;
@@ -30,6 +32,7 @@ IterationStats read_rounds(const std::string& path, int skip) {
   std::string line;
   std::getline(in, line);
   std::map<long, int> seen;
+  std::map<long, double> slowest;
   IterationStats s;
   while (std::getline(in, line)) {
     std::vector<std::string> f;
@@ -41,6 +44,7 @@ IterationStats read_rounds(const std::string& path, int skip) {
     const int worker = seen[round]++;
     if (worker > 1) continue;
     s.mean_compute_ms[worker] += std::stod(f[5]);
+    slowest[round] = std::max(slowest[round], std::stod(f[5]));
     s.mean_batch[worker] += std::stod(f[3]);
     if (worker == 0) {
       s.mean_round_ms += std::stod(f[8]);
@@ -49,6 +53,7 @@ IterationStats read_rounds(const std::string& path, int skip) {
   }
   if (s.rounds == 0) throw std::runtime_error(path + ": no rounds after the first " + std::to_string(skip));
   s.mean_round_ms /= s.rounds;
+  for (const auto& [round, ms] : slowest) s.mean_slowest_ms += ms / s.rounds;
   for (int w = 0; w < 2; ++w) s.mean_compute_ms[w] /= s.rounds, s.mean_batch[w] /= s.rounds;
   return s;
 }
@@ -72,11 +77,12 @@ int main(int argc, char** argv) {
   try {
     const IterationStats dsgd = read_rounds(out + "/dsgd/rounds.csv", 3), lbb = read_rounds(out + "/lbb/rounds.csv", 3);
     const double cut = 1.0 - lbb.mean_round_ms / dsgd.mean_round_ms;
-    std::printf("| policy | rounds | iteration (ms) | fast: batch, compute (ms) | slow (3x): batch, compute (ms) |\n|---|---:|---:|---:|---:|\n");
+    std::printf("| policy | rounds | iteration (ms) | slowest compute (ms) | fast: batch, compute (ms) | slow (3x): batch, compute (ms) |\n|---|---:|---:|---:|---:|---:|\n");
     for (const auto& [name, s] : {std::pair<const char*, IterationStats>{"dsgd", dsgd}, {"lbb", lbb}})
-      std::printf("| %s | %d | %.1f | %.0f, %.1f | %.0f, %.1f |\n", name, s.rounds, s.mean_round_ms, s.mean_batch[0], s.mean_compute_ms[0],
+      std::printf("| %s | %d | %.1f | %.1f | %.0f, %.1f | %.0f, %.1f |\n", name, s.rounds, s.mean_round_ms, s.mean_slowest_ms, s.mean_batch[0], s.mean_compute_ms[0],
                   s.mean_batch[1], s.mean_compute_ms[1]);
-    std::printf("\nLBB cuts the measured iteration time by %.1f%% against DSGD (required: at least 40%%)\n", 100.0 * cut);
+    std::printf("\nLBB cuts the measured iteration time by %.1f%% against DSGD (required: at least 40%%); the slowest worker's compute by %.1f%%\n",
+                100.0 * cut, 100.0 * (1.0 - lbb.mean_slowest_ms / dsgd.mean_slowest_ms));
     return cut >= 0.40 ? 0 : 1;
   } catch (const std::exception& e) {
     std::cerr << "bench_real: " << e.what() << "\n";

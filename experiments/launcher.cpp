@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -18,6 +19,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr auto kGrace = std::chrono::seconds(10);
+// Rank 0 runs the policy and writes the results: once it has ended, nothing is left to wait for.
+constexpr auto kAfterRankZero = std::chrono::seconds(2);
 constexpr auto kPoll = std::chrono::milliseconds(20);
 
 std::string self_binary() {
@@ -142,6 +145,7 @@ LaunchOutcome launch_workers(const LaunchOptions& o) {
         outcome.message = describe_exit(c);
         deadline = Clock::now() + o.timeout + kGrace;
       }
+      if (outcome.exit_code != 0 && c.rank == 0) deadline = std::min(*deadline, Clock::now() + kAfterRankZero);
     }
     if (deadline && Clock::now() > *deadline) {
       for (auto& c : children)

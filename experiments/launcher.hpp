@@ -31,8 +31,8 @@ struct LaunchOutcome {
 };
 
 // Starts the workers and waits for them. After the first failure the others get the timeout (plus
-// a grace of 10 s) to stop on their own, which they do when their next collective fails; whoever is
-// left then is killed, so a hung worker cannot hold the launch forever.
+// a grace of 10 s) to stop on their own, which they do when their next collective fails, or 2 s
+// once rank 0 has ended; whoever is left then is killed, so a hung worker cannot hold the launch.
 LaunchOutcome launch_workers(const LaunchOptions& options);
 
 // Reads the variables launch_workers sets; throws std::runtime_error naming a missing or bad one.

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Sanitizer builds of the test suites, each in its own folder, then ctest on them:
-#   scripts/sanitize.sh asan [CTEST_REGEX]  AddressSanitizer + UndefinedBehaviorSanitizer, every
-#                                           suite (or those whose test names match the regex),
-#                                           into build-asan/
-#   scripts/sanitize.sh tsan [CTEST_REGEX]  ThreadSanitizer, the suites whose threads are ours
-#                                           (test_agents: the ZeroMQ transport and the parameter
-#                                           server), into build-tsan/; skipped with a message if
-#                                           that suite does not exist yet
+#   scripts/sanitize.sh asan [SUITE...]  AddressSanitizer + UndefinedBehaviorSanitizer, every test
+#                                        suite (or the suites named: test_lbb test_orchestra ...),
+#                                        into build-asan/
+#   scripts/sanitize.sh tsan [SUITE...]  ThreadSanitizer, the suites whose threads are ours
+#                                        (default test_agents: the ZeroMQ transport and the
+#                                        parameter server), into build-tsan/; a suite that does not
+#                                        exist yet is skipped with a message
 # Suppressions live in sanitizers/, each with the reason it is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-}"
-regex="${2:-}"
+shift || true
+suites=("$@")
 jobs="${JOBS:-2}"  # CI machines have 2 cores
 supp="$PWD/sanitizers"
 
@@ -21,27 +22,38 @@ case "$mode" in
     # -O1: ASan's documented trade (still fast, readable stacks). -fno-sanitize-recover: undefined
     # behaviour fails its test instead of printing and going on.
     flags="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
-    targets=(all)
     export ASAN_OPTIONS="detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
     export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$supp/ubsan.supp"
     ;;
   tsan)
     dir=build-tsan
-    if ! grep -q 'orchestra_test_suite(test_agents' tests/CMakeLists.txt; then
-      echo "sanitize.sh tsan: no test_agents suite in tests/CMakeLists.txt yet; nothing to check (skipped)"
-      exit 0
-    fi
     flags="-O1 -g -fno-omit-frame-pointer -fsanitize=thread"
-    targets=(test_agents)
-    [ -n "$regex" ] || regex='^test_agents\.'
+    [ "${#suites[@]}" -gt 0 ] || suites=(test_agents)
     export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$supp/tsan.supp"
     ;;
   *)
-    echo "usage: scripts/sanitize.sh asan|tsan [CTEST_REGEX]" >&2
+    echo "usage: scripts/sanitize.sh asan|tsan [SUITE...]" >&2
     exit 2
     ;;
 esac
+
+# Suites named but not (yet) in tests/CMakeLists.txt are skipped, so CI does not depend on when
+# another part of the toolkit lands.
+present=()
+for s in "${suites[@]}"; do
+  if grep -q "orchestra_test_suite($s " tests/CMakeLists.txt; then present+=("$s"); else echo "sanitize.sh $mode: no suite $s yet (skipped)"; fi
+done
+if [ "${#suites[@]}" -gt 0 ] && [ "${#present[@]}" -eq 0 ]; then
+  echo "sanitize.sh $mode: nothing to check"
+  exit 0
+fi
+targets=(all)
+regex=""
+if [ "${#present[@]}" -gt 0 ]; then
+  targets=("${present[@]}")
+  regex="^($(IFS='|'; echo "${present[*]}"))\\."
+fi
 
 start=$(date +%s)
 if [ ! -f "$dir/build.ninja" ]; then
