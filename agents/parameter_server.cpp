@@ -15,11 +15,11 @@ namespace {
 
 constexpr const char* kTrainHeader = "update,episodes,mean_reward,mean_time_to_target_ms,reached_share,dropped\n";
 
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(ActorCritic& net, const A3cOptions& o) {
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(const torch::Tensor& flat, const A3cOptions& o) {
   if (o.optimizer == OptimizerKind::RmsProp)
     return std::make_unique<torch::optim::RMSprop>(
-        net->parameters(), torch::optim::RMSpropOptions(o.learning_rate).alpha(o.rmsprop_alpha).eps(o.optimizer_eps));
-  return std::make_unique<torch::optim::Adam>(net->parameters(),
+        std::vector<torch::Tensor>{flat}, torch::optim::RMSpropOptions(o.learning_rate).alpha(o.rmsprop_alpha).eps(o.optimizer_eps));
+  return std::make_unique<torch::optim::Adam>(std::vector<torch::Tensor>{flat},
                                                torch::optim::AdamOptions(o.learning_rate).eps(o.optimizer_eps));
 }
 
@@ -42,13 +42,18 @@ ParameterServer::ParameterServer(zmq::context_t& context, ParameterServerOptions
   torch::manual_seed(options_.a3c.seed);  // the initial network is a function of the seed alone
   net_ = ActorCritic(ActorCriticSpec{options_.observation_size, options_.a3c.hidden});
   param_count_ = parameter_count(net_);
-  optimizer_ = make_optimizer(net_, options_.a3c);
+  flat_ = torch::tensor(flat_parameters(net_), torch::kFloat).set_requires_grad(true);
+  optimizer_ = make_optimizer(flat_, options_.a3c);
   rng_.seed(splitmix64(options_.a3c.seed ^ 0xA3C0A3C0ULL));
 
   if (!options_.out_dir.empty()) std::filesystem::create_directories(options_.out_dir);
   if (options_.resume) {
     if (options_.out_dir.empty()) throw std::invalid_argument("parameter server: resume needs an output folder");
     const CheckpointState state = load_checkpoint(checkpoint_path(options_.out_dir), net_, *optimizer_);
+    {
+      torch::NoGradGuard no_grad;
+      flat_.copy_(torch::tensor(flat_parameters(net_), torch::kFloat));  // in place: the optimizer holds flat_
+    }
     updates_ = start_updates_ = state.updates;
     episodes_ = state.episodes;
     next_agent_id_ = state.next_agent_id;
@@ -126,7 +131,7 @@ ServeResult ParameterServer::serve(const std::function<bool()>& keep_going) {
   if (!options_.out_dir.empty()) {
     write_checkpoint();
     if (result.outcome == ServeOutcome::Finished) {
-      A3cPolicy(net_, updates_).save((std::filesystem::path(options_.out_dir) / "policy.pt").string());
+      A3cPolicy(network(), updates_).save((std::filesystem::path(options_.out_dir) / "policy.pt").string());
       say("policy written to " + (std::filesystem::path(options_.out_dir) / "policy.pt").string());
     }
   }
@@ -180,7 +185,7 @@ bool ParameterServer::handle_one(bool finishing) {
         if (it != agents_.end() && it->second.identity == identity)
           reply(identity, Message{finishing ? MessageType::Stop : MessageType::Params, d.message.agent_id,
                                   static_cast<std::uint64_t>(updates_), 0,
-                                  finishing ? std::vector<float>{} : flat_parameters(net_)});
+                                  finishing ? std::vector<float>{} : current_values()});
       }
       break;
     default: ++drops_.malformed; break;
@@ -203,7 +208,7 @@ void ParameterServer::handle(const std::string& identity, const Message& m, bool
   const auto now = Clock::now();
   const auto stop = [&] { reply(identity, Message{MessageType::Stop, m.agent_id, static_cast<std::uint64_t>(updates_), 0, {}}); };
   const auto params = [&](std::uint32_t id) {
-    return Message{MessageType::Params, id, static_cast<std::uint64_t>(updates_), 0, flat_parameters(net_)};
+    return Message{MessageType::Params, id, static_cast<std::uint64_t>(updates_), 0, current_values()};
   };
   if (m.type == MessageType::Hello) {
     if (m.aux != static_cast<std::uint64_t>(options_.observation_size) || m.values.size() != 1 ||
@@ -277,7 +282,7 @@ void ParameterServer::handle(const std::string& identity, const Message& m, bool
 }
 
 void ParameterServer::apply_gradient(const std::vector<float>& gradient) {
-  set_flat_gradients(net_, gradient);
+  flat_.mutable_grad() = torch::tensor(gradient, torch::kFloat);
   optimizer_->step();
   ++updates_;
   if (updates_ % options_.a3c.log_every == 0) write_train_row();
@@ -322,7 +327,25 @@ void ParameterServer::write_checkpoint() {
   rng << rng_;
   state.rng_state = rng.str();
   state.recent.assign(recent_.begin(), recent_.end());
-  save_checkpoint(checkpoint_path(options_.out_dir), net_, *optimizer_, state);
+  save_checkpoint(checkpoint_path(options_.out_dir), network(), *optimizer_, state);
+}
+
+}  // namespace agents
+
+namespace agents {
+
+const std::vector<float>& ParameterServer::current_values() {
+  if (reply_version_ != updates_) {
+    const torch::Tensor c = flat_.detach().contiguous();
+    reply_values_.assign(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+    reply_version_ = updates_;
+  }
+  return reply_values_;
+}
+
+ActorCritic& ParameterServer::network() {
+  set_flat_parameters(net_, current_values());
+  return net_;
 }
 
 }  // namespace agents

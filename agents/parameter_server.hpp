@@ -86,7 +86,7 @@ class ParameterServer {
   ServeResult serve(const std::function<bool()>& keep_going = {});
   void request_stop() { stop_requested_ = true; }  // thread-safe
 
-  ActorCritic& network() { return net_; }
+  ActorCritic& network();  // the global network, brought up to date with the optimizer's tensor
   std::int64_t updates() const { return updates_; }
   const DropCounts& drops() const { return drops_; }
 
@@ -113,7 +113,14 @@ class ParameterServer {
   std::unique_ptr<ZapAuthenticator> zap_;
   zmq::socket_t socket_;
   ActorCritic net_{nullptr};
+  // Every parameter of net_ in one tensor, the optimizer's only parameter: one Adam step is then a
+  // handful of kernels over 10k floats instead of a handful per layer tensor (the step dominated the
+  // server's round trip), and a reply is one copy of its data. net_ is synced from it on demand.
+  torch::Tensor flat_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  std::vector<float> reply_values_;       // flat_ as floats at update reply_version_
+  std::int64_t reply_version_ = -1;
+  const std::vector<float>& current_values();
   std::int64_t param_count_ = 0;
   std::int64_t updates_ = 0;
   std::int64_t start_updates_ = 0;

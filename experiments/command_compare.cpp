@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "experiments/atomic_file.hpp"
+#include "experiments/cli_args.hpp"
 #include "experiments/commands.hpp"
 #include "experiments/comparison.hpp"
 #include "experiments/plots.hpp"
@@ -40,12 +41,9 @@ int command_compare(const Args& args) {
   bool plot = false;
   bool quiet = false;
   PlotOptions plot_options;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> const std::string& {
-      if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
-      return args[++i];
-    };
+  for (ArgCursor arg(args); arg.next();) {
+    const std::string& a = arg.arg();
+    const auto value = [&]() -> const std::string& { return arg.value(); };
     if (a == "-h" || a == "--help") {
       std::cout << kCompareHelp;
       return 0;

@@ -7,6 +7,7 @@
 
 #include "env/c10d_communicator.hpp"
 #include "env/errors.hpp"
+#include "experiments/cli_args.hpp"
 #include "experiments/commands.hpp"
 #include "experiments/launcher.hpp"
 #include "experiments/real_run.hpp"
@@ -43,18 +44,6 @@ example:
   orchestra launch --nproc 2 configs/real_straggler.yaml --out results/real
 )";
 
-int parse_int(const std::string& flag, const std::string& value, int lo, int hi) {
-  std::size_t used = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != value.size() || value.empty() || v < lo || v > hi)
-    throw UsageError(flag + ": expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got '" + value + "'");
-  return static_cast<int>(v);
-}
 
 // The options `launch` passes through to each worker, and the worker's own parsing of them.
 struct RunFlags {
@@ -63,12 +52,9 @@ struct RunFlags {
   std::vector<std::string> passthrough;
 };
 
-bool parse_run_flag(const Args& args, std::size_t& i, RunFlags& flags) {
-  const std::string a = args[i];
-  auto value = [&]() -> const std::string& {
-    if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
-    return args[++i];
-  };
+bool parse_run_flag(ArgCursor& arg, RunFlags& flags) {
+  const std::string a = arg.arg();
+  const auto value = [&]() -> const std::string& { return arg.value(); };
   if (!a.empty() && a[0] != '-') {
     if (!flags.config.empty()) throw UsageError("one config at a time (got " + flags.config + " and " + a + ")");
     flags.config = a;
@@ -77,9 +63,9 @@ bool parse_run_flag(const Args& args, std::size_t& i, RunFlags& flags) {
   if (a == "--out") {
     flags.run.out_dir = value();
   } else if (a == "--seed") {
-    flags.run.seed = static_cast<std::uint64_t>(parse_int(a, value(), 0, std::numeric_limits<int>::max()));
+    flags.run.seed = static_cast<std::uint64_t>(arg.integer(0, std::numeric_limits<int>::max()));
   } else if (a == "--threads") {
-    flags.run.threads = parse_int(a, value(), 1, 256);
+    flags.run.threads = static_cast<int>(arg.integer(1, 256));
   } else if (a == "--resume") {
     flags.run.resume = true;
   } else if (a == "--quiet") {
@@ -88,7 +74,7 @@ bool parse_run_flag(const Args& args, std::size_t& i, RunFlags& flags) {
     return false;
   }
   flags.passthrough.push_back(a);
-  if (a != "--resume" && a != "--quiet") flags.passthrough.push_back(args[i]);
+  if (a != "--resume" && a != "--quiet") flags.passthrough.push_back(arg.arg());
   return true;
 }
 
@@ -98,33 +84,30 @@ int command_launch(const Args& args) {
   LaunchOptions launch;
   RunFlags flags;
   bool port_given = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> const std::string& {
-      if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
-      return args[++i];
-    };
+  for (ArgCursor arg(args); arg.next();) {
+    const std::string& a = arg.arg();
+    const auto value = [&]() -> const std::string& { return arg.value(); };
     if (a == "-h" || a == "--help") {
       std::cout << kLaunchHelp;
       return 0;
     } else if (a == "--nproc") {
-      launch.nproc = parse_int(a, value(), 1, 4096);
+      launch.nproc = static_cast<int>(arg.integer(1, 4096));
     } else if (a == "--nnodes") {
-      launch.nnodes = parse_int(a, value(), 1, 4096);
+      launch.nnodes = static_cast<int>(arg.integer(1, 4096));
     } else if (a == "--node-rank") {
-      launch.node_rank = parse_int(a, value(), 0, 4095);
+      launch.node_rank = static_cast<int>(arg.integer(0, 4095));
     } else if (a == "--master-addr") {
       launch.master_addr = value();
     } else if (a == "--master-port") {
-      launch.master_port = parse_int(a, value(), 1, 65535);
+      launch.master_port = static_cast<int>(arg.integer(1, 65535));
       port_given = true;
     } else if (a == "--timeout") {
-      launch.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(parse_int(a, value(), 1, 86400)) * 1000);
+      launch.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(static_cast<int>(arg.integer(1, 86400))) * 1000);
     } else if (a == "--backend") {
       const std::string& b = value();
       if (b != "gloo" && b != "nccl") throw UsageError("--backend: expected gloo or nccl, got '" + b + "'");
       launch.backend = b == "nccl" ? env::CommBackend::Nccl : env::CommBackend::Gloo;
-    } else if (!parse_run_flag(args, i, flags)) {
+    } else if (!parse_run_flag(arg, flags)) {
       throw UsageError("unknown option " + a + "\n" + kLaunchHelp);
     }
   }
@@ -149,8 +132,8 @@ int command_launch(const Args& args) {
 
 int command_worker(const Args& args) {
   RunFlags flags;
-  for (std::size_t i = 0; i < args.size(); ++i)
-    if (!parse_run_flag(args, i, flags)) throw UsageError("unknown option " + args[i] + " (worker is started by orchestra launch)");
+  for (ArgCursor arg(args); arg.next();)
+    if (!parse_run_flag(arg, flags)) throw UsageError("unknown option " + arg.arg() + " (worker is started by orchestra launch)");
   if (flags.config.empty()) throw UsageError("worker needs a CONFIG file (it is started by orchestra launch)");
   const env::RendezvousSpec spec = rendezvous_from_environment();
   ExperimentConfig config = load_config(flags.config);

@@ -45,9 +45,9 @@ fitted "model" (a0..a3, ms) and "max_batch" (the largest batch that ran).
   --name NAME        the worker's name in the output (default: this host's name)
   --seed N           seed of the model's weights and the synthetic inputs (default 1)
 
-example (on each machine, then the workers lists put together in one file):
+example:
   orchestra profile --model cnn --max-batch 256 --name host-a > host-a.json
-  orchestra balance host-a.json
+  orchestra balance host-a.json   # or first gather every host's worker entry in one file
 )";
 
 long long parse_integer(const std::string& flag, const std::string& value, long long min, long long max) {
@@ -97,7 +97,7 @@ std::string host_name() {
   return buf;
 }
 
-// Rounded to 0.1 us: the clock resolves no finer, and the points stay readable.
+// Rounded to 0.1 us: finer digits differ from run to run anyway, and the points stay readable.
 double microsecond_tenths(double ms) { return std::round(ms * 1e4) / 1e4; }
 
 // The document `orchestra balance` reads, laid out by hand so that each [batch, ms] point is one

@@ -1,6 +1,8 @@
 #include <cstdio>
+#include <limits>
 #include <iostream>
 
+#include "experiments/cli_args.hpp"
 #include "experiments/commands.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/plots.hpp"
@@ -26,41 +28,24 @@ example:
   orchestra run configs/quickstart.yaml --out results/quickstart
 )";
 
-std::uint64_t parse_count(const std::string& flag, const std::string& value) {
-  std::size_t used = 0;
-  unsigned long long v = 0;
-  try {
-    v = std::stoull(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != value.size() || value.empty() || value[0] == '-') throw UsageError(flag + ": expected a non-negative integer, got '" + value + "'");
-  return v;
-}
-
 }  // namespace
 
 int command_run(const Args& args) {
   RunOptions options;
   bool plot = false;
   std::string config_path;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> const std::string& {
-      if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
-      return args[++i];
-    };
+  for (ArgCursor arg(args); arg.next();) {
+    const std::string& a = arg.arg();
+    const auto value = [&]() -> const std::string& { return arg.value(); };
     if (a == "-h" || a == "--help") {
       std::cout << kRunHelp;
       return 0;
     } else if (a == "--out") {
       options.out_dir = value();
     } else if (a == "--seed") {
-      options.seed = parse_count(a, value());
+      options.seed = static_cast<std::uint64_t>(arg.integer(0, std::numeric_limits<std::int64_t>::max()));
     } else if (a == "--threads") {
-      const auto t = parse_count(a, value());
-      if (t < 1 || t > 256) throw UsageError("--threads: expected 1 to 256");
-      options.threads = static_cast<int>(t);
+      options.threads = static_cast<int>(arg.integer(1, 256));
     } else if (a == "--plot") {
       plot = true;
     } else if (a == "--quiet") {

@@ -9,6 +9,7 @@
 #include "agents/curve_keys.hpp"
 #include "agents/parameter_server.hpp"
 #include "experiments/agent_processes.hpp"
+#include "experiments/cli_args.hpp"
 #include "experiments/commands.hpp"
 #include "experiments/threads.hpp"
 #include "experiments/train_config.hpp"
@@ -67,18 +68,6 @@ struct CommonFlags {
   bool help = false;
 };
 
-std::int64_t parse_int(const std::string& flag, const std::string& value, std::int64_t min, std::int64_t max) {
-  std::size_t used = 0;
-  std::int64_t v = 0;
-  try {
-    v = std::stoll(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != value.size() || v < min || v > max)
-    throw UsageError(flag + ": expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], got '" + value + "'");
-  return v;
-}
 
 CommonFlags parse(const Args& args, const std::string& help, const std::vector<std::string>& allowed) {
   CommonFlags f;
@@ -87,12 +76,9 @@ CommonFlags parse(const Args& args, const std::string& help, const std::vector<s
       if (a == flag) return true;
     return false;
   };
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> const std::string& {
-      if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
-      return args[++i];
-    };
+  for (ArgCursor arg(args); arg.next();) {
+    const std::string& a = arg.arg();
+    const auto value = [&]() -> const std::string& { return arg.value(); };
     if (a == "-h" || a == "--help") {
       f.help = true;
     } else if (!a.empty() && a[0] == '-' && !ok(a)) {
@@ -102,9 +88,9 @@ CommonFlags parse(const Args& args, const std::string& help, const std::vector<s
     } else if (a == "--resume") {
       f.resume = true;
     } else if (a == "--agents") {
-      f.agents = static_cast<int>(parse_int(a, value(), 1, 1024));
+      f.agents = static_cast<int>(arg.integer(1, 1024));
     } else if (a == "--updates") {
-      f.updates = parse_int(a, value(), 1, std::int64_t{1} << 40);
+      f.updates = arg.integer(1, std::int64_t{1} << 40);
     } else if (a == "--quiet") {
       f.quiet = true;
     } else if (a == "--verbose") {
@@ -116,7 +102,7 @@ CommonFlags parse(const Args& args, const std::string& help, const std::vector<s
     } else if (a == "--keys") {
       f.keys = value();
     } else if (a == "--index") {
-      f.index = static_cast<int>(parse_int(a, value(), 0, 1 << 20));
+      f.index = static_cast<int>(arg.integer(0, 1 << 20));
     } else if (f.config.empty()) {
       f.config = a;
     } else {
@@ -141,12 +127,12 @@ agents::ParameterServerOptions server_options(const TrainConfig& config, const C
   return s;
 }
 
-int finish(const agents::ServeResult& r, const std::string& out_dir) {
+int finish(const std::string& command, const agents::ServeResult& r, const std::string& out_dir) {
   if (r.outcome == agents::ServeOutcome::Finished) {
     std::cout << "trained " << r.updates << " updates (" << r.episodes << " episodes); policy: " << out_dir << "/policy.pt\n";
     return 0;
   }
-  std::cerr << "orchestra train: stopped at update " << r.updates << " ("
+  std::cerr << "orchestra " << command << ": stopped at update " << r.updates << " ("
             << (r.outcome == agents::ServeOutcome::IdleTimeout ? "no agent left talking" : "every agent process ended")
             << "); resume with --resume\n";
   return 1;
@@ -170,7 +156,7 @@ int command_train(const Args& args) {
   // Between polls: reap agents that ended; when none is left there is nobody to wait for.
   const agents::ServeResult result = server.serve([&children] { return children.poll() > 0; });
   children.stop_all(std::chrono::milliseconds(static_cast<long>(std::min(options.a3c.reply_timeout_s, 10.0) * 1000)));
-  return finish(result, options.out_dir);
+  return finish("train", result, options.out_dir);
 }
 
 int command_serve(const Args& args) {
@@ -185,7 +171,7 @@ int command_serve(const Args& args) {
   options.bind = f.bind.empty() ? "tcp://127.0.0.1:5555" : f.bind;
   zmq::context_t context;
   agents::ParameterServer server(context, options);
-  return finish(server.serve(), options.out_dir);
+  return finish("serve", server.serve(), options.out_dir);
 }
 
 int command_agent(const Args& args) {
@@ -206,7 +192,10 @@ int command_agent(const Args& args) {
   zmq::context_t context;
   const agents::AgentResult r = agents::AgentWorker(context, options, *env).run();
   if (r.exit == agents::AgentExit::Stopped) return 0;
-  std::cerr << "orchestra agent " << f.index << ": " << agents::to_string(r.exit) << " (" << f.connect << ")\n";
+  std::cerr << "orchestra agent " << f.index << ": " << agents::to_string(r.exit) << " (" << f.connect << ")"
+            << (r.exit == agents::AgentExit::ServerTimeout
+                    ? "; is the server running, and does --keys match its key file?\n"
+                    : "\n");
   return 1;
 }
 

@@ -70,8 +70,9 @@ void YamlReader::fail_at(const YAML::Node& node, const std::string& file, const 
 }
 
 void YamlReader::fail(const std::string& key, const std::string& message) const {
+  // A missing key comes back as a defined but position-less node: point at the mapping instead.
   const YAML::Node v = value(key);
-  fail_at(v ? v : node_, file_, key_path(key), message);
+  fail_at(v && !v.Mark().is_null() ? v : node_, file_, key_path(key), message);
 }
 
 YAML::Node YamlReader::value(const std::string& key) const {

@@ -159,6 +159,10 @@ BalanceRequest parse_balance_request(const std::string& text, const std::string&
     const auto at = what.find(marker);
     throw BalanceInputError(source + ": invalid JSON at byte " + std::to_string(e.byte) + ", " +
                             (at == std::string::npos ? what : what.substr(at + marker.size())));
+  } catch (const json::exception& e) {
+    // Well-formed text the library still refuses, e.g. a number out of a double's range (found by
+    // fuzz/fuzz_balance; regression test in tests/test_balance_cli.cpp).
+    throw BalanceInputError(source + ": invalid JSON: " + e.what());
   }
   if (!doc.is_object()) ctx.expected("(top level)", "an object with global_batch and workers", doc);
   only_keys(ctx, "", doc, {"global_batch", "workers"});

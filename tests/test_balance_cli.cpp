@@ -132,6 +132,11 @@ TEST_CASE("balance: invalid JSON names the byte") {
         "expected '[', '{', or a literal");
 }
 
+TEST_CASE("balance: a number out of a double's range is an input error, not a crash (fuzz regression)") {
+  CHECK_THROWS_WITH_AS(lbb::parse_balance_request(R"({"global_batch": 512, "workers": [{"model": [1e999]}]})", "m.json"),
+                       doctest::Contains("m.json: invalid JSON"), lbb::BalanceInputError);
+}
+
 TEST_CASE("balance: missing and wrong-typed keys") {
   CHECK(error_of("[1, 2]") == "FILE: (top level): expected an object with global_batch and workers, got [1,2]");
   CHECK(error_of(R"({"workers": [{"model": [1]}]})") ==

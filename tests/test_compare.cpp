@@ -75,7 +75,7 @@ TEST_CASE("compare: without dsgd the speedup is over the run's first policy") {
   CHECK(comparison_markdown(rows).find("speedup vs lbb") != std::string::npos);
 }
 
-TEST_CASE("compare: several runs get a run column; a folder of experiments reads as several runs") {
+TEST_CASE("compare: several runs get a run column, and a folder of experiments reads as several runs") {
   testing::TempDir tmp;
   testing::write_results(tmp / "results/seed1");
   testing::write_results(tmp / "results/seed2");

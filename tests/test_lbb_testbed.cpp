@@ -153,12 +153,12 @@ TEST_CASE("LBB testbed timing (Table 2, Fig. 4): lbb's iteration compute <= 30% 
 }
 
 TEST_CASE("LBB testbed accuracy (Sec. 4.3): lbb's final accuracy within 1 point of dsgd's, trained for real") {
-  // Shortened to fit a test: 2 epochs over the first 12,000 training and 2,000 test images.
+  // Shortened to fit a test: 3 epochs over the first 30,000 training and 2,000 test images.
   // LBB's all-reduce weights each worker's gradient by B_i/B (Sec. 3.2.4), so without batch norm
   // (the CNN has none) an iteration is the same update as dsgd's on the same 512 samples.
   auto config = shipped("lbb_testbed.yaml", {"dsgd", "lbb"});
-  set_epochs(config, 2);
-  config.data.train_limit = 12000;
+  set_epochs(config, 3);
+  config.data.train_limit = 30000;
   config.data.test_limit = 2000;
   testing::TempDir dir;
   run(config, dir.path.string());
@@ -167,8 +167,9 @@ TEST_CASE("LBB testbed accuracy (Sec. 4.3): lbb's final accuracy within 1 point 
   MESSAGE("final accuracy: dsgd " << dsgd_acc << ", lbb " << lbb_acc);
   CHECK(dsgd_acc > 0.7);  // both learned something, or the comparison says nothing
   CHECK(std::abs(lbb_acc - dsgd_acc) <= 0.01);
-  // Same update, far less time: lbb reaches its accuracy sooner.
-  CHECK(lbb["sim_time_s"].get<double>() < 0.6 * dsgd["sim_time_s"].get<double>());
+  // Same updates in far less time per epoch. (Over so short a run the profiling phase, ~9 s of
+  // simulated time, is a large part of lbb's total, so the total is not compared here.)
+  CHECK(mean_epoch_s(dir / "lbb/epochs.csv") <= 0.40 * mean_epoch_s(dir / "dsgd/epochs.csv"));
 }
 
 TEST_CASE("LBB Fig. 7: after each disturbance switches on or off, SE is back under FT within 5 iterations") {
@@ -321,7 +322,7 @@ TEST_CASE("the profiler's step timer reports a batch that cannot be allocated, a
   CHECK(*ms > 0.0);
 }
 
-TEST_CASE("lbb, boa and lb-bsp are built from their YAML keys; bad values name file:line and the key") {
+TEST_CASE("lbb, boa and lb-bsp are built from their YAML keys, and bad values name file:line and the key") {
   const std::string cluster = R"(
 cluster:
   workers:

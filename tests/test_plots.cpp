@@ -169,7 +169,7 @@ TEST_CASE("plots: a gnuplot error is reported with gnuplot's message, and no ima
   CHECK_FALSE(std::filesystem::exists(tmp / "bad.png"));
 }
 
-TEST_CASE("plots: labels become safe file names; quotes in titles stay gnuplot strings") {
+TEST_CASE("plots: labels become safe file names and quotes in titles stay gnuplot strings") {
   CHECK(file_name_part("lbb (H=8)/x") == "lbb__H_8__x");
   CHECK(file_name_part("..") == "_..");
   CHECK(gnuplot_quote("it's") == "'it''s'");

@@ -1,0 +1,34 @@
+// Walks a subcommand's arguments (`orchestra COMMAND ARGS...`): flags, their values, positionals.
+// Every subcommand parses the same way, so wrong input reads the same everywhere:
+// "--seed: expected an integer in [0, ...], got 'x'", "--out needs a value".
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "experiments/commands.hpp"
+
+namespace experiments {
+
+class ArgCursor {
+ public:
+  explicit ArgCursor(const Args& args) : args_(args) {}
+
+  // Moves to the next argument; false after the last one.
+  bool next() { return ++index_ < args_.size(); }
+  const std::string& arg() const { return args_[index_]; }
+  bool is(const char* flag) const { return arg() == flag; }
+  bool is_help() const { return is("-h") || is("--help"); }
+  bool is_option() const { return !arg().empty() && arg()[0] == '-'; }
+
+  // The value after the current flag (consumed); UsageError if there is none.
+  const std::string& value();
+  // The value as an integer in [min, max]; UsageError naming the flag otherwise.
+  std::int64_t integer(std::int64_t min, std::int64_t max);
+
+ private:
+  const Args& args_;
+  std::size_t index_ = static_cast<std::size_t>(-1);
+};
+
+}  // namespace experiments
