@@ -12,6 +12,7 @@
 
 #include "env/local_sgd_env.hpp"
 #include "env/step_profiler.hpp"
+#include "experiments/cli_args.hpp"
 #include "experiments/commands.hpp"
 #include "experiments/config.hpp"
 #include "experiments/threads.hpp"
@@ -49,19 +50,6 @@ example:
   orchestra profile --model cnn --max-batch 256 --name host-a > host-a.json
   orchestra balance host-a.json   # or first gather every host's worker entry in one file
 )";
-
-long long parse_integer(const std::string& flag, const std::string& value, long long min, long long max) {
-  std::size_t used = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (value.empty() || used != value.size() || v < min || v > max)
-    throw UsageError(flag + ": expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], got '" + value + "'");
-  return v;
-}
 
 double parse_fraction(const std::string& flag, const std::string& value) {
   std::size_t used = 0;
@@ -123,12 +111,9 @@ int command_profile(const Args& args) {
   int max_batch = 512, threads = 1, global_batch = 0;
   std::uint64_t seed = 1;
   lbb::ProfileOptions options;  // 5 repetitions, 20% trimmed at each end, cubic (Eq. 1)
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> const std::string& {
-      if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
-      return args[++i];
-    };
+  for (ArgCursor arg(args); arg.next();) {
+    const std::string& a = arg.arg();
+    const auto value = [&]() -> const std::string& { return arg.value(); };
     if (a == "-h" || a == "--help") {
       std::cout << kProfileHelp;
       return 0;
@@ -139,19 +124,19 @@ int command_profile(const Args& args) {
     } else if (a == "--dataset") {
       dataset_flag = value();
     } else if (a == "--max-batch") {
-      max_batch = static_cast<int>(parse_integer(a, value(), 1, 1 << 24));
+      max_batch = static_cast<int>(arg.integer(1, 1 << 24));
     } else if (a == "--repetitions") {
-      options.repetitions = static_cast<int>(parse_integer(a, value(), 1, 1000));
+      options.repetitions = static_cast<int>(arg.integer(1, 1000));
     } else if (a == "--trim") {
       options.trim_fraction = parse_fraction(a, value());
     } else if (a == "--threads") {
-      threads = static_cast<int>(parse_integer(a, value(), 1, 256));
+      threads = static_cast<int>(arg.integer(1, 256));
     } else if (a == "--global-batch") {
-      global_batch = static_cast<int>(parse_integer(a, value(), 1, 1 << 30));
+      global_batch = static_cast<int>(arg.integer(1, 1 << 30));
     } else if (a == "--name") {
       name = value();
     } else if (a == "--seed") {
-      seed = static_cast<std::uint64_t>(parse_integer(a, value(), 0, (1LL << 62)));
+      seed = static_cast<std::uint64_t>(arg.integer(0, (1LL << 62)));
     } else {
       throw UsageError("unexpected argument " + a + " (try: orchestra profile --help)");
     }

@@ -40,17 +40,28 @@ const char* kServeHelp = R"(usage: orchestra serve CONFIG [--bind ENDPOINT] [--k
 Runs only the A3C parameter server of `orchestra train`, for agents started by hand
 (`orchestra agent CONFIG --connect ENDPOINT`). Binds tcp://127.0.0.1:5555 by default; any
 non-loopback ENDPOINT needs --keys FILE from `orchestra keygen` (agents need the same file).
+
+example (two machines):
+  orchestra keygen keys.txt
+  orchestra serve configs/a3c_train.yaml --bind tcp://0.0.0.0:5555 --keys keys.txt --out results/a3c
+  orchestra agent configs/a3c_train.yaml --connect tcp://server:5555 --keys keys.txt --index 0   # on each agent machine
 )";
 
 const char* kAgentHelp = R"(usage: orchestra agent CONFIG --connect ENDPOINT [--index K] [--keys FILE] [--verbose]
 
 Runs one A3C agent against a parameter server: its environment is CONFIG's experiments[K mod n].
+
+example:
+  orchestra agent configs/a3c_train.yaml --connect tcp://127.0.0.1:5555 --index 1
 )";
 
 const char* kKeygenHelp = R"(usage: orchestra keygen FILE
 
 Writes CURVE key pairs for the A3C server and its agents to FILE (mode 0600). Give the file to
 `orchestra serve --keys FILE` and to every `orchestra agent --keys FILE`; peers without it are refused.
+
+example:
+  orchestra keygen keys.txt
 )";
 
 struct CommonFlags {
