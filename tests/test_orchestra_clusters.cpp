@@ -26,7 +26,9 @@ std::map<std::string, double> times_to_target(const std::string& file, const std
     for (const auto& l : labels)
       if (p.label == l) kept.push_back(p);
   REQUIRE(kept.size() == labels.size());
-  config.policies = kept;
+  // Swapped, not copy-assigned: assigning over a YAML::Node re-points the node it referred to (yaml-cpp's
+  // reference semantics), which would rewrite the other entries' parameters in the parsed tree.
+  config.policies.swap(kept);
   config.budget.stop_at_target = true;
   config.write_rounds = false;
   testing::TempDir dir;
@@ -36,7 +38,7 @@ std::map<std::string, double> times_to_target(const std::string& file, const std
   const auto result = experiments::run_experiment(config, options);
   std::map<std::string, double> times;
   for (const auto& o : result.outcomes) {
-    INFO(o.label << " did not reach the target (final accuracy " << o.final_accuracy << ")");
+    INFO(o.label << ": final accuracy " << o.final_accuracy << ", target " << config.budget.target_accuracy);
     REQUIRE(o.time_to_target_s.has_value());
     times[o.label] = *o.time_to_target_s;
     MESSAGE(file << ": " << o.label << " reaches the target at " << *o.time_to_target_s << " s");
