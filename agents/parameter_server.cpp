@@ -54,12 +54,13 @@ ParameterServer::ParameterServer(zmq::context_t& context, ParameterServerOptions
       torch::NoGradGuard no_grad;
       flat_.copy_(torch::tensor(flat_parameters(net_), torch::kFloat));  // in place: the optimizer holds flat_
     }
-    updates_ = start_updates_ = state.updates;
+    start_updates_ = state.updates;
+    updates_ = start_updates_;
     episodes_ = state.episodes;
     next_agent_id_ = state.next_agent_id;
     std::istringstream(state.rng_state) >> rng_;
     recent_.assign(state.recent.begin(), state.recent.end());
-    say("resuming from " + checkpoint_path(options_.out_dir) + " at update " + std::to_string(updates_));
+    say("resuming from " + checkpoint_path(options_.out_dir) + " at update " + std::to_string(updates_.load()));
   }
   if (!options_.out_dir.empty()) open_train_csv();
 
@@ -97,7 +98,7 @@ void ParameterServer::open_train_csv() {
     while (std::getline(in, line)) {
       // A row cut short by a kill has fewer columns; it is dropped with the ones after the checkpoint.
       if (std::count(line.begin(), line.end(), ',') != 5) continue;
-      if (std::strtoll(line.c_str(), nullptr, 10) <= updates_) kept += line + "\n";
+      if (std::strtoll(line.c_str(), nullptr, 10) <= updates_.load()) kept += line + "\n";
     }
   }
   train_csv_.open(path, std::ios::trunc);
@@ -111,7 +112,7 @@ ServeResult ParameterServer::serve(const std::function<bool()>& keep_going) {
   const auto idle_limit = std::chrono::duration<double>(options_.a3c.idle_timeout_s);
   last_message_ = Clock::now();
   say("serving " + endpoint() + " (" + std::to_string(param_count_) + " parameters, updates " +
-      std::to_string(updates_) + " -> " + std::to_string(options_.a3c.total_updates) + ")");
+      std::to_string(updates_.load()) + " -> " + std::to_string(options_.a3c.total_updates) + ")");
   result.outcome = ServeOutcome::Finished;
   while (updates_ < options_.a3c.total_updates) {
     if (stop_requested_ || (keep_going && !keep_going())) {
@@ -131,7 +132,7 @@ ServeResult ParameterServer::serve(const std::function<bool()>& keep_going) {
   if (!options_.out_dir.empty()) {
     write_checkpoint();
     if (result.outcome == ServeOutcome::Finished) {
-      A3cPolicy(network(), updates_).save((std::filesystem::path(options_.out_dir) / "policy.pt").string());
+      A3cPolicy(network(), updates_.load()).save((std::filesystem::path(options_.out_dir) / "policy.pt").string());
       say("policy written to " + (std::filesystem::path(options_.out_dir) / "policy.pt").string());
     }
   }
@@ -145,12 +146,12 @@ ServeResult ParameterServer::serve(const std::function<bool()>& keep_going) {
   };
   while (anyone_left() && Clock::now() < drain_until) handle_one(true);
 
-  result.updates = updates_;
+  result.updates = updates_.load();
   result.episodes = episodes_;
   result.agents_joined = static_cast<std::int64_t>(agents_.size());
   result.agents_lost = agents_lost_;
   result.drops = drops_;
-  say("done at update " + std::to_string(updates_) + ": " + std::to_string(episodes_) + " episodes, " +
+  say("done at update " + std::to_string(updates_.load()) + ": " + std::to_string(episodes_) + " episodes, " +
       std::to_string(drops_.total()) + " messages dropped, " + std::to_string(agents_lost_) + " agents lost");
   return result;
 }
@@ -184,7 +185,7 @@ bool ParameterServer::handle_one(bool finishing) {
         const auto it = agents_.find(d.message.agent_id);
         if (it != agents_.end() && it->second.identity == identity)
           reply(identity, Message{finishing ? MessageType::Stop : MessageType::Params, d.message.agent_id,
-                                  static_cast<std::uint64_t>(updates_), 0,
+                                  static_cast<std::uint64_t>(updates_.load()), 0,
                                   finishing ? std::vector<float>{} : current_values()});
       }
       break;
@@ -206,9 +207,9 @@ void ParameterServer::reply(const std::string& identity, const Message& message)
 
 void ParameterServer::handle(const std::string& identity, const Message& m, bool finishing) {
   const auto now = Clock::now();
-  const auto stop = [&] { reply(identity, Message{MessageType::Stop, m.agent_id, static_cast<std::uint64_t>(updates_), 0, {}}); };
+  const auto stop = [&] { reply(identity, Message{MessageType::Stop, m.agent_id, static_cast<std::uint64_t>(updates_.load()), 0, {}}); };
   const auto params = [&](std::uint32_t id) {
-    return Message{MessageType::Params, id, static_cast<std::uint64_t>(updates_), 0, current_values()};
+    return Message{MessageType::Params, id, static_cast<std::uint64_t>(updates_.load()), 0, current_values()};
   };
   if (m.type == MessageType::Hello) {
     if (m.aux != static_cast<std::uint64_t>(options_.observation_size) || m.values.size() != 1 ||

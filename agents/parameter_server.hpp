@@ -87,7 +87,8 @@ class ParameterServer {
   void request_stop() { stop_requested_ = true; }  // thread-safe
 
   ActorCritic& network();  // the global network, brought up to date with the optimizer's tensor
-  std::int64_t updates() const { return updates_; }
+  // Safe to read from another thread while serve() runs (tests and monitors poll it).
+  std::int64_t updates() const { return updates_.load(); }
   const DropCounts& drops() const { return drops_; }
 
  private:
@@ -122,7 +123,7 @@ class ParameterServer {
   std::int64_t reply_version_ = -1;
   const std::vector<float>& current_values();
   std::int64_t param_count_ = 0;
-  std::int64_t updates_ = 0;
+  std::atomic<std::int64_t> updates_{0};  // written only by the serving thread
   std::int64_t start_updates_ = 0;
   std::int64_t episodes_ = 0;
   std::int64_t next_agent_id_ = 0;

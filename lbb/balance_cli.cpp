@@ -94,6 +94,16 @@ double largest_batch(const std::vector<env::BatchTimePoint>& points) {
   return largest;
 }
 
+// The default max_batch of a profiled worker: its largest batch, which must fit an int (a batch of
+// 1e300 once overflowed the cast; found by fuzz/fuzz_balance, regression in test_balance_cli.cpp).
+int batch_limit_from(const Context& ctx, const std::string& key, double largest) {
+  constexpr double kLargestBatch = 1 << 24;
+  if (!(largest >= 1)) ctx.fail(key, "the largest profiled batch is below 1; give max_batch");
+  if (largest > kLargestBatch)
+    ctx.fail(key, "the largest profiled batch is above " + std::to_string(static_cast<int>(kLargestBatch)) + "; give max_batch");
+  return static_cast<int>(std::floor(largest));
+}
+
 env::BatchTimeModel model_from_samples(const Context& ctx, const std::string& key, const json& value) {
   const std::vector<env::BatchTimePoint> points = parse_samples(ctx, key, value);
   std::set<double> batches;
@@ -124,16 +134,14 @@ BalanceWorker parse_worker(const Context& ctx, const std::string& key, const jso
     if (has_samples) {
       const std::vector<env::BatchTimePoint> points = parse_samples(ctx, key + ".samples", value["samples"]);
       if (worker.max_batch == 0) {
-        worker.max_batch = static_cast<int>(std::floor(largest_batch(points)));
-        if (worker.max_batch <= 0) ctx.fail(key + ".samples", "the largest profiled batch is below 1; give max_batch");
+        worker.max_batch = batch_limit_from(ctx, key + ".samples", largest_batch(points));
       }
     }
     if (worker.max_batch == 0) worker.max_batch = global_batch;
     worker.model = model_from_coefficients(ctx, key + ".model", value["model"], worker.max_batch);
   } else {
     worker.model = model_from_samples(ctx, key + ".samples", value["samples"]);
-    if (worker.max_batch == 0) worker.max_batch = static_cast<int>(std::floor(worker.model.valid_up_to()));
-    if (worker.max_batch <= 0) ctx.fail(key + ".samples", "the largest profiled batch is below 1; give max_batch");
+    if (worker.max_batch == 0) worker.max_batch = batch_limit_from(ctx, key + ".samples", worker.model.valid_up_to());
   }
   const std::string source = key + (has_model ? ".model" : ".samples");
   for (int b : {1, worker.max_batch}) {

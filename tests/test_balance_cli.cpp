@@ -137,6 +137,12 @@ TEST_CASE("balance: a number out of a double's range is an input error, not a cr
                        doctest::Contains("m.json: invalid JSON"), lbb::BalanceInputError);
 }
 
+TEST_CASE("balance: a profiled batch too large for an int needs max_batch (fuzz regression)") {
+  CHECK_THROWS_WITH_AS(lbb::parse_balance_request(R"({"global_batch": 8, "workers": [{"samples": [[2, 3], [1e300, 4]]}]})", "h.json"),
+                       doctest::Contains("h.json: workers[0].samples: the largest profiled batch is above 16777216; give max_batch"),
+                       lbb::BalanceInputError);
+}
+
 TEST_CASE("balance: missing and wrong-typed keys") {
   CHECK(error_of("[1, 2]") == "FILE: (top level): expected an object with global_batch and workers, got [1,2]");
   CHECK(error_of(R"({"workers": [{"model": [1]}]})") ==
