@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "env/errors.hpp"
+#include "env/simulation.hpp"
 
 namespace env {
 namespace {
@@ -136,20 +137,11 @@ RealRoundStats RealWorker::run_round(std::int64_t round, const RoundPlan& plan, 
   return stats;
 }
 
-// Simulation::run_gradient_round's split of the global batch; LBB Sec. 3.2.4's weighted gradient.
+// The simulator's split of the global batch (stream_batch_sizes); LBB Sec. 3.2.4's weighted gradient.
 void RealWorker::run_gradient_round(const RoundPlan& plan, RealRoundStats& stats) {
   const std::size_t n = plan.workers.size();
-  std::int64_t total = 0;
-  for (const auto& w : plan.workers) total += w.batch_size;
-  std::vector<std::int64_t> sizes(n);
-  const std::int64_t available = std::min(total, order_.stream_remaining());
-  std::int64_t assigned = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    sizes[i] = plan.workers[i].batch_size * available / total;
-    assigned += sizes[i];
-  }
-  for (std::size_t i = 0; assigned < available; i = (i + 1) % n)
-    if (plan.workers[i].batch_size > sizes[i]) ++sizes[i], ++assigned;
+  const std::vector<std::int64_t> sizes = stream_batch_sizes(plan.workers, order_.stream_remaining());
+  const std::int64_t available = std::accumulate(sizes.begin(), sizes.end(), std::int64_t{0});
   if (available == 0) throw PlanError("the plan processes no samples");
 
   const auto me = static_cast<std::size_t>(comm_.rank());

@@ -17,6 +17,23 @@ std::int64_t batches_left(std::int64_t samples, int batch) { return batch > 0 ? 
 
 }  // namespace
 
+std::vector<std::int64_t> stream_batch_sizes(const std::vector<WorkerPlan>& workers, std::int64_t available) {
+  const std::size_t n = workers.size();
+  std::int64_t total = 0;
+  for (const auto& w : workers) total += w.batch_size;
+  std::vector<std::int64_t> sizes(n, 0);
+  if (total <= 0) return sizes;
+  available = std::min(total, available);
+  std::int64_t assigned = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    sizes[i] = workers[i].batch_size * available / total;
+    assigned += sizes[i];
+  }
+  for (std::size_t i = 0; assigned < available; i = (i + 1) % n)
+    if (workers[i].batch_size > sizes[i]) ++sizes[i], ++assigned;
+  return sizes;
+}
+
 double straggler_effect_of(const std::vector<WorkerRoundStats>& workers) {
   double lo = std::numeric_limits<double>::infinity(), hi = 0, sum = 0;
   int n = 0;
@@ -168,18 +185,7 @@ RoundReport Simulation::run_round(const RoundPlan& plan) {
 
 void Simulation::run_gradient_round(const RoundPlan& plan, RoundReport& report) {
   const std::size_t n = plan.workers.size();
-  std::int64_t total = 0;
-  for (const auto& w : plan.workers) total += w.batch_size;
-  // The epoch's last global batch may be short: shrink every B_i in proportion.
-  std::vector<std::int64_t> sizes(n);
-  const std::int64_t available = std::min(total, data_.stream_remaining());
-  std::int64_t assigned = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    sizes[i] = plan.workers[i].batch_size * available / total;
-    assigned += sizes[i];
-  }
-  for (std::size_t i = 0; assigned < available; i = (i + 1) % n)
-    if (plan.workers[i].batch_size > sizes[i]) ++sizes[i], ++assigned;
+  const std::vector<std::int64_t> sizes = stream_batch_sizes(plan.workers, data_.stream_remaining());
 
   std::vector<IndexSpan> batches(n);
   std::vector<int> members;

@@ -84,6 +84,11 @@ class Simulation {
   std::vector<std::int64_t> steps_;
 };
 
+// The samples each worker takes from the epoch's stream in a gradient round: B_i, or, when fewer
+// than B samples are left (the epoch's short last global batch), B_i shrunk in proportion, the
+// remainder going round-robin to workers still under their B_i. Sums to min(B, available).
+std::vector<std::int64_t> stream_batch_sizes(const std::vector<WorkerPlan>& workers, std::int64_t available);
+
 // LBB Eq. 4 over the workers that computed: (max t - min t) / mean t; 0 for fewer than two.
 double straggler_effect_of(const std::vector<WorkerRoundStats>& workers);
 

@@ -181,3 +181,11 @@ TEST_CASE("profiling time is charged to the clock before the first round") {
   const RoundReport r = sim.run_round(gradient_plan(4, 4));
   CHECK(r.clock_ms == doctest::Approx(8.0 + 9.2));  // the slowest worker's probing, then the round
 }
+
+TEST_CASE("the epoch's short last global batch shrinks every B_i in proportion") {
+  const std::vector<WorkerPlan> plan{{6, 1}, {2, 1}};
+  CHECK(stream_batch_sizes(plan, 100) == std::vector<std::int64_t>{6, 2});
+  CHECK(stream_batch_sizes(plan, 4) == std::vector<std::int64_t>{3, 1});
+  CHECK(stream_batch_sizes(plan, 5) == std::vector<std::int64_t>{4, 1});  // 3.75 -> 3, 1.25 -> 1, one more to the first
+  CHECK(stream_batch_sizes({{0, 1}, {4, 1}}, 3) == std::vector<std::int64_t>{0, 3});
+}
