@@ -6,25 +6,10 @@
 #include <sstream>
 
 #include "env/local_sgd_env.hpp"
-#include "experiments/iterations_csv.hpp"
+#include "experiments/round_csv.hpp"
 
 namespace experiments {
 namespace {
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
-
-void append_round_rows(std::string& csv, const env::RoundReport& r, const std::vector<std::string>& names) {
-  for (std::size_t i = 0; i < r.workers.size(); ++i) {
-    const auto& w = r.workers[i];
-    csv += std::to_string(r.round) + ',' + std::to_string(r.epoch) + ',' + names[i] + ',' + std::to_string(w.batch_size) + ',' +
-           std::to_string(w.local_steps) + ',' + num(w.compute_ms) + ',' + num(w.idle_ms) + ',' + num(r.comm_ms) + ',' +
-           num(r.round_ms) + ',' + num(r.clock_ms) + ',' + num(r.straggler_effect) + ',' + num(r.barrier_ms) + '\n';
-  }
-}
 
 }  // namespace
 
@@ -45,7 +30,7 @@ PolicyOutcome run_policy(const ExperimentConfig& config, const PolicyConfig& ent
   out.kind = entry.kind;
   std::vector<std::string> names;
   for (const auto& w : config.cluster.workers) names.push_back(w.name);
-  if (config.write_rounds) out.rounds_csv = "round,epoch,worker,batch_size,local_steps,compute_ms,idle_ms,comm_ms,round_ms,clock_ms,straggler_effect,barrier_ms\n";
+  if (config.write_rounds) out.rounds_csv = rounds_csv_header();
   if (config.write_rounds) out.iterations_csv = iterations_csv_header(names);
   out.idle_s_per_worker.assign(names.size(), 0.0);
 

@@ -39,7 +39,7 @@ struct PolicyOutcome {
   std::vector<double> idle_s_per_worker; // total idle per worker
   double wall_seconds = 0;               // not deterministic; kept out of the CSV files
   std::string rounds_csv;                // per round and worker (empty if disabled)
-  std::string iterations_csv;            // per round, wide (iterations_csv.hpp; empty if disabled)
+  std::string iterations_csv;            // per round, wide (round_csv.hpp; empty if disabled)
 };
 
 // Trains with `policy` until the budget is spent. `data` is null for timing-only runs.

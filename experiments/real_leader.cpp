@@ -12,31 +12,13 @@
 #include "env/errors.hpp"
 #include "env/network.hpp"
 #include "env/simulation.hpp"
-#include "experiments/iterations_csv.hpp"
+#include "experiments/round_csv.hpp"
 #include "experiments/real_protocol.hpp"
 
 namespace experiments {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
-
-// rounds.csv: the same columns as a simulated run (policy_run.cpp).
-const char* kRoundsHeader = "round,epoch,worker,batch_size,local_steps,compute_ms,idle_ms,comm_ms,round_ms,clock_ms,straggler_effect,barrier_ms\n";
-
-void append_round_rows(std::string& csv, const env::RoundReport& r, const std::vector<std::string>& names) {
-  for (std::size_t i = 0; i < r.workers.size(); ++i) {
-    const auto& w = r.workers[i];
-    csv += std::to_string(r.round) + ',' + std::to_string(r.epoch) + ',' + names[i] + ',' + std::to_string(w.batch_size) + ',' +
-           std::to_string(w.local_steps) + ',' + num(w.compute_ms) + ',' + num(w.idle_ms) + ',' + num(r.comm_ms) + ',' +
-           num(r.round_ms) + ',' + num(r.clock_ms) + ',' + num(r.straggler_effect) + ',' + num(r.barrier_ms) + '\n';
-  }
-}
 
 // Wall time spent training; evaluation and result writing are paused out.
 class RunClock {
@@ -197,7 +179,7 @@ PolicyOutcome lead_policy(const ExperimentConfig& config, const PolicyConfig& en
   } else {
     out.label = entry.label;
     out.kind = entry.kind;
-    if (config.write_rounds) out.rounds_csv = kRoundsHeader;
+    if (config.write_rounds) out.rounds_csv = rounds_csv_header();
     if (config.write_rounds) out.iterations_csv = iterations_csv_header(names);
     out.idle_s_per_worker.assign(names.size(), 0.0);
   }

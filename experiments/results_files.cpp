@@ -7,16 +7,10 @@
 #include <filesystem>
 
 #include "experiments/atomic_file.hpp"
+#include "experiments/round_csv.hpp"
 
 namespace experiments {
 namespace {
-
-std::string num(double v) {
-  if (std::isnan(v)) return "nan";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
 
 nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
@@ -25,8 +19,8 @@ nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::js
 std::string epochs_csv(const PolicyOutcome& o) {
   std::string csv = "epoch,sim_time_s,epoch_time_s,accuracy,loss,train_loss,straggler_effect,utilization,rounds\n";
   for (const auto& e : o.epochs)
-    csv += std::to_string(e.epoch + 1) + ',' + num(e.clock_ms / 1000.0) + ',' + num(e.epoch_ms / 1000.0) + ',' + num(e.accuracy) +
-           ',' + num(e.loss) + ',' + num(e.train_loss) + ',' + num(e.mean_straggler_effect) + ',' + num(e.utilization) + ',' +
+    csv += std::to_string(e.epoch + 1) + ',' + csv_number(e.clock_ms / 1000.0) + ',' + csv_number(e.epoch_ms / 1000.0) + ',' + csv_number(e.accuracy) +
+           ',' + csv_number(e.loss) + ',' + csv_number(e.train_loss) + ',' + csv_number(e.mean_straggler_effect) + ',' + csv_number(e.utilization) + ',' +
            std::to_string(e.rounds) + '\n';
   return csv;
 }
@@ -34,7 +28,7 @@ std::string epochs_csv(const PolicyOutcome& o) {
 std::string evals_csv(const PolicyOutcome& o) {
   std::string csv = "round,epoch,sim_time_s,accuracy,loss\n";
   for (const auto& p : o.evals)
-    csv += std::to_string(p.round) + ',' + std::to_string(p.epoch) + ',' + num(p.clock_s) + ',' + num(p.accuracy) + ',' + num(p.loss) + '\n';
+    csv += std::to_string(p.round) + ',' + std::to_string(p.epoch) + ',' + csv_number(p.clock_s) + ',' + csv_number(p.accuracy) + ',' + csv_number(p.loss) + '\n';
   return csv;
 }
 
