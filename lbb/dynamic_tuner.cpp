@@ -69,6 +69,17 @@ TuneResult DynamicTuner::fine_tune(TuneResult result, const std::vector<double>&
       fastest = static_cast<int>(i);
   if (slowest < 0 || fastest < 0) return result;
   const auto s = static_cast<std::size_t>(slowest), f = static_cast<std::size_t>(fastest);
+  if (options_.fine_step == FineStep::Balance) {
+    std::vector<int> balanced = rebalance(batch, compute_ms);
+    if (balanced != batch) {
+      result.action = TuneAction::Fine;
+      result.slowest = slowest;
+      result.fastest = fastest;
+      result.moved = batch[s] - balanced[s];  // what the slowest gave (to every faster worker)
+      batch = std::move(balanced);
+      return result;
+    }
+  }
   const int moved = std::min({options_.step, batch[s], max_batch_[f] - batch[f]});
   if (moved <= 0) return result;
   batch[s] -= moved;  // may reach 0: the worker is taken out, as Eq. 3 allows
@@ -78,6 +89,29 @@ TuneResult DynamicTuner::fine_tune(TuneResult result, const std::vector<double>&
   result.fastest = fastest;
   result.moved = moved;
   return result;
+}
+
+// The worker's per-sample time: its rough model's a1 once known, else its last step through the
+// origin (CT_i / CB_i), which assumes no start-up time.
+double DynamicTuner::per_sample_ms(std::size_t worker, int batch, double compute_ms) const {
+  const double a1 = models_[worker].a1;
+  if (std::isfinite(a1) && a1 > 0) return a1;
+  return batch > 0 && compute_ms > 0 ? compute_ms / batch : 0.0;
+}
+
+// FineStep::Balance: Eq. 3 on the rough models' slopes through the last measurements. Workers
+// taken out (CB_i = 0) stay out: there is no measurement to anchor them.
+std::vector<int> DynamicTuner::rebalance(const std::vector<int>& batch, const std::vector<double>& compute_ms) const {
+  std::vector<WorkerTimeModel> workers(batch.size());
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    if (batch[i] <= 0) continue;  // max_batch 0: out
+    const double slope = per_sample_ms(i, batch[i], compute_ms[i]);
+    const double at = compute_ms[i];
+    const int from = batch[i];
+    workers[i].time_ms = [slope, at, from](int b) { return std::max(0.0, at + slope * (b - from)); };
+    workers[i].max_batch = max_batch_[i];
+  }
+  return solve_min_max(workers, global_batch_).batch_sizes;
 }
 
 // Alg. 2 lines 1-5 and 16-17.

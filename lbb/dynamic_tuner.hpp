@@ -9,6 +9,7 @@
 // remedy": a rough model cannot balance at once and must not trigger rapid tunes back to back).
 #pragma once
 
+#include <cstddef>
 #include <limits>
 #include <vector>
 
@@ -16,12 +17,28 @@ namespace lbb {
 
 enum class TuneAction { None, Fine, Rapid };
 
+// What one fine-tune does.
+//   Fixed:   moves `step` samples from the slowest to the fastest worker (Alg. 2 lines 11-14 as
+//            printed; the default).
+//   Balance: keeps the rough models' per-sample times a1_i but moves each line through the
+//            worker's last measurement, t_i(B) = CT_i + a1_i (B - CB_i), and solves Eq. 3 on those
+//            (the slowest gives to every faster worker in proportion to how far behind it is);
+//            when that moves nothing, `step` samples move as in Fixed. Our reading of Sec. 3.2.3's
+//            "LBB also prioritizes fine-tuning for workers that are significantly slower than other
+//            nodes", which Alg. 2 leaves out. The models are not rebuilt, so it is still a fine-tune
+//            and allowed in the observation window. It matters when a disturbance adds a fixed
+//            delay: the rapid tune's rough model keeps the profiled a0 (Alg. 2 line 3), reads the
+//            delay as a slower per-sample rate and under-corrects, and moving one sample per
+//            iteration then needs 7 to 14 iterations to close the rest of the gap.
+enum class FineStep { Fixed, Balance };
+
 struct TunerOptions {
   double fine_threshold = 0.05;  // FT, Alg. 2 line 8 ("default set to 0.05")
   double rapid_threshold = 0.3;  // RT, Alg. 2 line 10 ("default set to 0.3")
   int step = 1;                  // samples one fine-tune moves (Sec. 3.2.3: "usually 1")
   int window = 10;               // iterations after a rapid tune with fine-tuning only; the paper
                                  // gives no number, 10 lets a few fine-tunes land first
+  FineStep fine_step = FineStep::Fixed;
 };
 
 // t(B) = a0 + a1 B (ms), LBB Eq. 1 second line. a1 is NaN while nothing is known about the worker
@@ -59,6 +76,8 @@ class DynamicTuner {
  private:
   TuneResult fine_tune(TuneResult result, const std::vector<double>& compute_ms) const;
   TuneResult rapid_tune(TuneResult result, const std::vector<double>& compute_ms);
+  double per_sample_ms(std::size_t worker, int batch, double compute_ms) const;
+  std::vector<int> rebalance(const std::vector<int>& batch, const std::vector<double>& compute_ms) const;
 
   TunerOptions options_;
   std::vector<RoughModel> models_;

@@ -175,6 +175,10 @@ TEST_CASE("LBB testbed accuracy (Sec. 4.3): lbb's final accuracy within 1 point 
 TEST_CASE("LBB Fig. 7: after each disturbance switches on or off, SE is back under FT within 5 iterations") {
   auto config = shipped("lbb_perturbation.yaml", {"lbb"});
   REQUIRE(config.cluster.perturbations.size() == 2);
+  for (const auto& p : config.cluster.perturbations) {  // LBB Sec. 4.4: "by about 50ms"
+    CHECK(p.add_ms == 50.0);
+    CHECK(p.slowdown == 1.0);
+  }
   testing::TempDir dir;
   run(config, dir.path.string());
   const Csv it = read_csv(dir / "lbb/iterations.csv");

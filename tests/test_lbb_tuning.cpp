@@ -34,6 +34,28 @@ TEST_CASE("Alg. 2 lines 11-14: one fine-tune moves a sample from the slowest to 
   CHECK(r.moved == 1);
 }
 
+TEST_CASE("fine_step balance: one fine-tune re-solves Eq. 3 on the rough slopes through the last times") {
+  TunerOptions options;
+  options.fine_step = lbb::FineStep::Balance;
+  // Slopes a1 = 0.5, 1.0, 1.5 ms per sample; measured 100, 105, 110 ms at 100 samples each
+  // (SE = 10 / 105). The lines t_i(B) = CT_i + a1_i (B - 100) meet at the level L where what the
+  // three take and give sums to zero: 2 (L - 100) + (L - 105) + (L - 110) / 1.5 = 0, L = 103.18,
+  // B = (106.4, 98.2, 95.5). Among the integer splits around it, (107, 98, 95) has the smallest
+  // max: t = (103.5, 103, 102.5); (106, 98, 96) and (108, 97, 95) both reach 104.
+  DynamicTuner tuner(options, {{0.0, 0.5}, {0.0, 1.0}, {0.0, 1.5}}, {300, 300, 300}, 300);
+  const auto r = tuner.tune({100, 100, 100}, {100.0, 105.0, 110.0});
+  CHECK(r.action == TuneAction::Fine);
+  CHECK(r.slowest == 2);
+  CHECK(r.fastest == 0);
+  CHECK(r.batch_sizes == std::vector<int>{107, 98, 95});
+  CHECK(r.moved == 5);
+  // A gap smaller than one sample's worth moves `step` samples as Alg. 2 does; SE = 1 / 10.5.
+  DynamicTuner close(options, {{0.0, 5.0}, {0.0, 5.0}, {0.0, 5.0}}, {300, 300, 300}, 300);
+  const auto c = close.tune({100, 100, 100}, {10.0, 10.5, 11.0});
+  CHECK(c.action == TuneAction::Fine);
+  CHECK(c.batch_sizes == std::vector<int>{101, 100, 99});
+}
+
 TEST_CASE("fine-tuning respects B_lim and B_i >= 0") {
   TunerOptions options;
   options.step = 4;
