@@ -18,7 +18,11 @@ orchestra::LocalSgdBarrierEnvConfig env_config(const TrainConfig& config, const 
   YamlReader r(config.controller, config.file, "controller");
   const orchestra::BarrierControllerOptions controller = read_barrier_options(r, orchestra::BarrierSource::Lcm, exp);
   r.reject_unknown_keys();
-  return barrier_env_config(exp, controller);
+  orchestra::LocalSgdBarrierEnvConfig c = barrier_env_config(exp, controller);
+  c.reward_record = config.reward_record;
+  c.reward = config.reward;
+  c.time_reward_scale_s = config.time_reward_scale_s;
+  return c;
 }
 
 }  // namespace
@@ -40,6 +44,13 @@ TrainConfig load_train_config(const std::string& path) {
                                                                                      : TrainEnvironment::LocalSgd;
   c.toy_step_ms = top.real("toy_step_ms", 0.0, 0.0, 60000.0);
   c.controller = top.raw("controller");
+  c.reward_record = top.choice("reward_record", "episode", {"episode", "history"}) == "history"
+                        ? orchestra::RecordScope::History
+                        : orchestra::RecordScope::Episode;
+  c.reward = top.choice("reward", "eq1", {"eq1", "epoch_time"}) == "epoch_time"
+                 ? orchestra::LocalSgdBarrierEnvConfig::Reward::EpochTime
+                 : orchestra::LocalSgdBarrierEnvConfig::Reward::Eq1;
+  c.time_reward_scale_s = top.real("time_reward_scale_s", c.time_reward_scale_s, 0.0, 1e9, /*min_exclusive=*/true);
   const YAML::Node list = top.raw("experiments");
   if (list && !list.IsNull()) {
     if (!list.IsSequence()) top.fail("experiments", "expected a list of experiment config files");

@@ -19,6 +19,8 @@
 
 #include "agents/a3c_options.hpp"
 #include "orchestra/barrier_env.hpp"
+#include "orchestra/local_sgd_barrier_env.hpp"
+#include "orchestra/reward.hpp"
 
 namespace experiments {
 
@@ -31,6 +33,12 @@ struct TrainConfig {
   std::vector<std::string> experiments;  // resolved paths
   YAML::Node controller;                 // read against each experiment by make_training_env
   double toy_step_ms = 0;
+  // Eq. 1's p* record (orchestra/reward.hpp): "episode" (default) or "history".
+  orchestra::RecordScope reward_record = orchestra::RecordScope::Episode;
+  // What the environment pays (orchestra/local_sgd_barrier_env.hpp): "eq1" (default) or
+  // "epoch_time" (minus the epoch's simulated seconds / time_reward_scale_s).
+  orchestra::LocalSgdBarrierEnvConfig::Reward reward = orchestra::LocalSgdBarrierEnvConfig::Reward::Eq1;
+  double time_reward_scale_s = 10.0;
   agents::A3cOptions a3c;
   int observation_size = 0;              // of the environment's state
 };

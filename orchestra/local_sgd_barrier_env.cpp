@@ -23,6 +23,8 @@ void validate(const LocalSgdBarrierEnvConfig& c) {
     bad_config("budget.max_epochs", "expected an integer >= 1, got " + std::to_string(c.budget.max_epochs));
   if (!(std::isfinite(c.budget.max_sim_seconds) && c.budget.max_sim_seconds >= 0))
     bad_config("budget.max_sim_seconds", "expected seconds >= 0 (0 = no limit), got " + std::to_string(c.budget.max_sim_seconds));
+  if (!(std::isfinite(c.time_reward_scale_s) && c.time_reward_scale_s > 0))
+    bad_config("time_reward_scale_s", "expected seconds > 0, got " + std::to_string(c.time_reward_scale_s));
   if (!(c.budget.target_accuracy > 0 && c.budget.target_accuracy <= 1))
     bad_config("budget.target_accuracy", "expected a number in (0, 1], got " + std::to_string(c.budget.target_accuracy));
   BarrierController check(c.controller);  // its constructor validates the controller options
@@ -31,7 +33,7 @@ void validate(const LocalSgdBarrierEnvConfig& c) {
 }  // namespace
 
 LocalSgdBarrierEnv::LocalSgdBarrierEnv(LocalSgdBarrierEnvConfig config, std::shared_ptr<const env::DatasetPair> data)
-    : config_(std::move(config)), data_(std::move(data)) {
+    : config_(std::move(config)), data_(std::move(data)), reward_(0.0, config_.reward_record) {
   validate(config_);
   if (config_.controller.horizon_epochs == 0) config_.controller.horizon_epochs = config_.budget.max_epochs;
   // Loaded once: episodes differ in the replicas' initialization, the data order and the noise, not
@@ -100,7 +102,9 @@ StepResult LocalSgdBarrierEnv::step(int action) {
 
   StepResult result;
   result.observation = controller_->observation();
-  result.reward = last_reward_.reward;
+  result.reward = config_.reward == LocalSgdBarrierEnvConfig::Reward::EpochTime
+                      ? -epoch.epoch_ms / 1000.0 / config_.time_reward_scale_s
+                      : static_cast<double>(last_reward_.reward);
   result.info.epoch = epochs_;
   result.info.barrier_ms = barrier_ms;
   result.info.epoch_ms = epoch.epoch_ms;

@@ -17,8 +17,9 @@
 // - step(action) moves T by the action (BarrierController::move_barrier: from then on T belongs to
 //   the agent, the heuristic does not reset it), runs one whole epoch (rounds until the epoch's data
 //   is used up, each one fed to the controller), evaluates, and pays the Eq. 1 reward
-//   (orchestra/reward.hpp: +1 / -1 / 0 against the best increment rate p* of this episode; 0 on the
-//   first epoch, which has no p*).
+//   (orchestra/reward.hpp: +1 / -1 / 0 against the best increment rate p* on record: by default the
+//   best of this episode, or with `reward_record` History the best of the same epoch in every
+//   earlier episode; 0 when there is no p* yet), or minus the epoch's time with `reward` EpochTime.
 // - terminated: the test accuracy after the epoch reached budget.target_accuracy.
 //   truncated: not terminated, and the episode has run budget.max_epochs epochs or its simulated
 //   clock has passed budget.max_sim_seconds. A step is always a whole epoch, so the epoch that
@@ -61,6 +62,16 @@ struct LocalSgdBarrierEnvConfig {
   // LCM / data-partition / action-unit options. horizon_epochs 0 is replaced by budget.max_epochs
   // (the state's progress entry); source Fixed starts every episode at fixed_barrier_ms instead.
   BarrierControllerOptions controller = BarrierControllerOptions::orchestra_lcm();
+  // Eq. 1's "historical record" p* (orchestra/reward.hpp RecordScope): Episode starts every episode
+  // without one; History keeps it across reset(), per epoch.
+  RecordScope reward_record = RecordScope::Episode;
+  // What step() pays. Eq1: Orchestra's +1 / -1 / 0 (above). EpochTime: minus the epoch's simulated
+  // seconds over time_reward_scale_s, so an episode's undiscounted return is minus its time to the
+  // target (or to the budget) in those units: what the policy comparison measures. Eq. 1's sign
+  // carries too little for short episodes (configs/a3c_train.yaml says what was measured).
+  enum class Reward { Eq1, EpochTime };
+  Reward reward = Reward::Eq1;
+  double time_reward_scale_s = 10.0;
 };
 
 class LocalSgdBarrierEnv final : public BarrierEnv {

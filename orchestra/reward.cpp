@@ -23,24 +23,40 @@ double increment_rate(double delta_accuracy, double epoch_ms, double trainstep) 
 void RewardTracker::reset(double initial_accuracy) {
   accuracy_ = initial_accuracy;
   trainsteps_ = 0;
+  epoch_ = 0;
   best_.reset();
+}
+
+std::optional<double> RewardTracker::best() const {
+  if (scope_ == RecordScope::Episode) return best_;
+  if (epoch_ < best_by_epoch_.size()) return best_by_epoch_[epoch_];
+  return std::nullopt;
 }
 
 RewardResult RewardTracker::observe(double accuracy, double epoch_ms, double trainstep) {
   RewardResult result;
   result.p = increment_rate(accuracy - accuracy_, epoch_ms, trainstep);
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-  if (!best_) {
+  const std::optional<double> record = best();
+  if (!record) {
     result.first = true;
     result.best_before = kNaN;
     result.ratio = kNaN;
     result.reward = 0;
   } else {
-    result.best_before = *best_;
-    result.ratio = *best_ > 0 ? result.p / *best_ : kNaN;
-    result.reward = result.p > *best_ ? 1 : (result.p < *best_ ? -1 : 0);
+    result.best_before = *record;
+    result.ratio = *record > 0 ? result.p / *record : kNaN;
+    result.reward = result.p > *record ? 1 : (result.p < *record ? -1 : 0);
   }
-  best_ = best_ ? std::max(*best_, result.p) : result.p;
+  const double updated = record ? std::max(*record, result.p) : result.p;
+  if (scope_ == RecordScope::Episode) {
+    best_ = updated;
+  } else if (epoch_ < best_by_epoch_.size()) {
+    best_by_epoch_[epoch_] = updated;
+  } else {
+    best_by_epoch_.push_back(updated);
+  }
+  ++epoch_;
   accuracy_ = accuracy;
   return result;
 }

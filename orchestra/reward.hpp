@@ -17,10 +17,22 @@
 //   p > p*); comparing directly also keeps rounding in the division from turning a tie into +-1.
 // - p <= 0 (accuracy fell or stayed): it is simply a small p; against a positive p* it gives -1.
 // - p* = max of all p seen, updated after the comparison.
+// - Which p count as "the historical record" (RecordScope):
+//   Episode (the default): every earlier epoch of this episode. In a short episode that starts from
+//     an untrained model the first epoch's p (accuracy from ~0.1 to ~0.75) is never matched again,
+//     so every later epoch pays -1 whatever the action: an A3C agent trained on it learned nothing
+//     (configs/a3c_train.yaml's setup, 400 updates: mean episode reward stuck near -4 over 4-5
+//     epoch episodes, time to target not falling).
+//   History: the same epoch of every earlier episode of this tracker, i.e. p* is the best increment
+//     rate ever seen at this point of training; reset() starts a new episode and keeps the record.
+//     An epoch pays +1 when it beats every earlier episode at that stage. Once a few lucky episodes
+//     hold the records almost everything pays -1 again (same setup: reward near -5, no learning),
+//     which is why configs/a3c_train.yaml trains on the epoch-time reward instead.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "env/round_plan.hpp"
 
@@ -38,11 +50,17 @@ struct RewardResult {
   bool first = false;      // no p* yet, reward 0
 };
 
+enum class RecordScope { Episode, History };
+
 class RewardTracker {
  public:
-  explicit RewardTracker(double initial_accuracy = 0.0) { reset(initial_accuracy); }
+  explicit RewardTracker(double initial_accuracy = 0.0, RecordScope scope = RecordScope::Episode)
+      : scope_(scope) {
+    reset(initial_accuracy);
+  }
 
-  // New episode: forget p*, the step count, and start from this accuracy.
+  // New episode: forget the step count and start from this accuracy; Episode scope forgets p* too,
+  // History scope keeps its per-epoch record.
   void reset(double initial_accuracy = 0.0);
 
   // One finished epoch, trainstep given by the caller (cumulative, see the header).
@@ -50,14 +68,18 @@ class RewardTracker {
   // One finished epoch from its report: trainstep = the running sum of worker_steps.
   RewardResult observe(const env::EpochReport& report);
 
-  std::optional<double> best() const { return best_; }  // p*
+  std::optional<double> best() const;                  // p* for the next epoch
   double accuracy() const { return accuracy_; }         // the last accuracy seen
   std::int64_t trainsteps() const { return trainsteps_; }
+  RecordScope scope() const { return scope_; }
 
  private:
+  RecordScope scope_ = RecordScope::Episode;
   double accuracy_ = 0;
   std::int64_t trainsteps_ = 0;
-  std::optional<double> best_;
+  std::size_t epoch_ = 0;                      // epochs observed in this episode
+  std::optional<double> best_;                 // Episode scope
+  std::vector<double> best_by_epoch_;          // History scope: p* of epoch k at [k]
 };
 
 }  // namespace orchestra

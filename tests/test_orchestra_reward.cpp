@@ -97,3 +97,31 @@ TEST_CASE("Eq. 1 reward rejects epochs it cannot score, and leaves the tracker a
   CHECK_THROWS_AS(tracker.observe(0.5, 1000, -1), std::invalid_argument);
   CHECK(tracker.accuracy() == 0.0);
 }
+
+TEST_CASE("Eq. 1 with the History record: p* is the best p of the same epoch in earlier episodes") {
+  orchestra::RewardTracker tracker(0.1, orchestra::RecordScope::History);
+  // Episode 1: nothing on record, every epoch pays 0 and sets the record of its index.
+  // p = delta acc / s * sqrt(trainstep): (0.6 / 2) * sqrt(4) = 0.6, then (0.1 / 1) * sqrt(16) = 0.4.
+  CHECK(tracker.observe(0.7, 2000.0, 4.0).reward == 0);
+  CHECK(tracker.observe(0.8, 1000.0, 16.0).reward == 0);
+  // Episode 2: epoch 0 slower (p = 0.6 / 3 * 2 = 0.4 < 0.6): -1; epoch 1 faster (0.1 / 0.5 * 4 = 0.8
+  // > 0.4): +1 although it is below epoch 0's p, which the Episode scope would compare it with.
+  tracker.reset(0.1);
+  const auto slower = tracker.observe(0.7, 3000.0, 4.0);
+  CHECK(slower.reward == -1);
+  CHECK(slower.best_before == doctest::Approx(0.6));
+  const auto faster = tracker.observe(0.8, 500.0, 16.0);
+  CHECK(faster.reward == 1);
+  CHECK(faster.best_before == doctest::Approx(0.4));
+  // A third epoch has no record yet: 0. The record of epoch 1 is now 0.8.
+  CHECK(tracker.observe(0.85, 1000.0, 25.0).reward == 0);
+  tracker.reset(0.1);
+  tracker.observe(0.7, 2000.0, 4.0);
+  CHECK(*tracker.best() == doctest::Approx(0.8));
+  // The Episode scope on the same sequence: episode 2's fast epoch 1 is still below epoch 0's p.
+  orchestra::RewardTracker episode(0.1, orchestra::RecordScope::Episode);
+  episode.observe(0.7, 3000.0, 4.0);
+  CHECK(episode.observe(0.8, 500.0, 16.0).reward == 1);  // 0.8 > 0.4 here too: within one episode
+  episode.reset(0.1);
+  CHECK(episode.observe(0.7, 2000.0, 4.0).reward == 0);  // a new episode forgets p*
+}

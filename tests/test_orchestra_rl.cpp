@@ -243,3 +243,34 @@ TEST_CASE("RL env: constant-action controllers move T one unit per epoch or keep
     }
   }
 }
+
+TEST_CASE("RL env: the epoch-time reward pays minus the epoch's seconds over the scale; the History record keeps p*") {
+  LocalSgdBarrierEnvConfig config = small_config();
+  config.reward = LocalSgdBarrierEnvConfig::Reward::EpochTime;
+  config.time_reward_scale_s = 0.5;
+  LocalSgdBarrierEnv timed(config);
+  timed.reset(5);
+  double total = 0;
+  double seconds = 0;
+  while (!timed.episode_over()) {
+    const auto step = timed.step(+1);
+    CHECK(step.reward == doctest::Approx(-step.info.epoch_ms / 1000.0 / 0.5));
+    total += step.reward;
+    seconds += step.info.epoch_ms / 1000.0;
+  }
+  CHECK(total == doctest::Approx(-seconds / 0.5));  // the return is minus the episode's time
+
+  config.reward = LocalSgdBarrierEnvConfig::Reward::Eq1;
+  config.reward_record = orchestra::RecordScope::History;
+  LocalSgdBarrierEnv recorded(config);
+  recorded.reset(5);
+  CHECK(recorded.step(0).reward == 0);  // nothing on record: the first episode pays 0 throughout
+  CHECK(recorded.step(0).reward == 0);
+  recorded.reset(6);
+  const auto again = recorded.step(0);  // epoch 0 of the second episode meets epoch 0's record
+  CHECK(std::isfinite(recorded.last_reward().best_before));
+  CHECK(again.reward == (recorded.last_reward().p > recorded.last_reward().best_before ? 1.0 : -1.0));
+
+  config.time_reward_scale_s = 0;
+  CHECK_THROWS_WITH_AS(LocalSgdBarrierEnv{config}, doctest::Contains("time_reward_scale_s"), std::invalid_argument);
+}
