@@ -2,7 +2,8 @@
 // cut it by at least 40%). Runs `orchestra launch --nproc 2 configs/real_straggler.yaml` and reads
 // both policies' rounds.csv; the figures go to BENCHMARKS.md.
 //
-//   build/bench_real [CONFIG] [--out DIR]      exit status 1 when the cut is under 40%
+//   build/bench/bench_real [CONFIG] [--out DIR] [--repeat N]   exit status 1 when the median cut
+//                                                              over N runs (5) is under 40%
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -63,29 +64,41 @@ IterationStats read_rounds(const std::string& path, int skip) {
 int main(int argc, char** argv) {
   std::string config = std::string(ORCHESTRA_SOURCE_DIR) + "/configs/real_straggler.yaml";
   std::string out = (std::filesystem::temp_directory_path() / "orchestra-bench-real").string();
+  int repeat = 5;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--out" && i + 1 < argc) out = argv[++i];
+    else if (a == "--repeat" && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
     else config = a;
   }
   const std::string command = std::string(ORCHESTRA_BINARY) + " launch --nproc 2 " + config + " --out " + out + " --timeout 300 --quiet";
-  std::cerr << "bench_real: " << command << "\n";
-  if (std::system(command.c_str()) != 0) {
-    std::cerr << "bench_real: the run failed\n";
-    return 2;
+  std::cerr << "bench_real: " << command << " (" << repeat << " times)\n";
+  // dsgd and lbb run one after the other inside each launch, so a change in the machine's state
+  // between them (other tenants, frequency) skews one repetition; the median cut over several
+  // repetitions is the figure, each one is printed.
+  std::vector<double> cuts;
+  std::printf("| run | policy | rounds | iteration (ms) | slowest compute (ms) | fast: batch, compute (ms) | slow (3x): batch, compute (ms) |\n|---|---|---:|---:|---:|---:|---:|\n");
+  for (int run = 1; run <= repeat; ++run) {
+    if (std::system((command + " > /dev/null").c_str()) != 0) {
+      std::cerr << "bench_real: the run failed\n";
+      return 2;
+    }
+    try {
+      const IterationStats dsgd = read_rounds(out + "/dsgd/rounds.csv", 3), lbb = read_rounds(out + "/lbb/rounds.csv", 3);
+      for (const auto& [name, s] : {std::pair<const char*, IterationStats>{"dsgd", dsgd}, {"lbb", lbb}})
+        std::printf("| %d | %s | %d | %.1f | %.1f | %.0f, %.1f | %.0f, %.1f |\n", run, name, s.rounds, s.mean_round_ms,
+                    s.mean_slowest_ms, s.mean_batch[0], s.mean_compute_ms[0], s.mean_batch[1], s.mean_compute_ms[1]);
+      cuts.push_back(1.0 - lbb.mean_round_ms / dsgd.mean_round_ms);
+      std::fflush(stdout);
+    } catch (const std::exception& e) {
+      std::cerr << "bench_real: " << e.what() << "\n";
+      return 2;
+    }
   }
-  try {
-    const IterationStats dsgd = read_rounds(out + "/dsgd/rounds.csv", 3), lbb = read_rounds(out + "/lbb/rounds.csv", 3);
-    const double cut = 1.0 - lbb.mean_round_ms / dsgd.mean_round_ms;
-    std::printf("| policy | rounds | iteration (ms) | slowest compute (ms) | fast: batch, compute (ms) | slow (3x): batch, compute (ms) |\n|---|---:|---:|---:|---:|---:|\n");
-    for (const auto& [name, s] : {std::pair<const char*, IterationStats>{"dsgd", dsgd}, {"lbb", lbb}})
-      std::printf("| %s | %d | %.1f | %.1f | %.0f, %.1f | %.0f, %.1f |\n", name, s.rounds, s.mean_round_ms, s.mean_slowest_ms, s.mean_batch[0], s.mean_compute_ms[0],
-                  s.mean_batch[1], s.mean_compute_ms[1]);
-    std::printf("\nLBB cuts the measured iteration time by %.1f%% against DSGD (required: at least 40%%); the slowest worker's compute by %.1f%%\n",
-                100.0 * cut, 100.0 * (1.0 - lbb.mean_slowest_ms / dsgd.mean_slowest_ms));
-    return cut >= 0.40 ? 0 : 1;
-  } catch (const std::exception& e) {
-    std::cerr << "bench_real: " << e.what() << "\n";
-    return 2;
-  }
+  std::printf("\nLBB's cut of the mean iteration time against DSGD, per run:");
+  for (double c : cuts) std::printf(" %.1f%%", 100.0 * c);
+  std::sort(cuts.begin(), cuts.end());
+  const double median = cuts.size() % 2 ? cuts[cuts.size() / 2] : 0.5 * (cuts[cuts.size() / 2 - 1] + cuts[cuts.size() / 2]);
+  std::printf("\nmedian %.1f%% (required: at least 40%%)\n", 100.0 * median);
+  return median >= 0.40 ? 0 : 1;
 }
