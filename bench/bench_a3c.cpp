@@ -79,7 +79,8 @@ zmq::message_t receive(zmq::socket_t& s) {
   return m;
 }
 
-RoundTrip server_round_trip(const agents::A3cOptions& a3c, int observation_size, int iterations) {
+// Each returns one sample per round trip, in microseconds.
+std::vector<double> server_round_trip(const agents::A3cOptions& a3c, int observation_size, int iterations) {
   zmq::context_t context;
   agents::ParameterServerOptions s;
   s.a3c = a3c;
@@ -108,10 +109,10 @@ RoundTrip server_round_trip(const agents::A3cOptions& a3c, int observation_size,
   server.request_stop();
   dealer.send(zmq::buffer(agents::encode({agents::MessageType::Bye, welcome.message.agent_id, version, 0, {}})), zmq::send_flags::none);
   serving.get();
-  return summarize(us);
+  return us;
 }
 
-RoundTrip bare_round_trip(std::size_t bytes_each_way, int iterations) {
+std::vector<double> bare_round_trip(std::size_t bytes_each_way, int iterations) {
   zmq::context_t context;
   zmq::socket_t router(context, zmq::socket_type::router);
   router.set(zmq::sockopt::linger, 0);
@@ -137,7 +138,7 @@ RoundTrip bare_round_trip(std::size_t bytes_each_way, int iterations) {
     us.push_back(seconds_since(t) * 1e6);
   }
   echo.join();
-  return summarize(us);
+  return us;
 }
 
 // The server's work per gradient without any transport, as ParameterServer does it: the gradient
@@ -200,13 +201,23 @@ int main(int argc, char** argv) {
             << "speed-up with 2 agents: " << two.steps_per_s / one.steps_per_s << "x (goal >= 1.6x)\n\n";
 
   const int iterations = 2000;
-  const RoundTrip ps = server_round_trip(config.a3c, config.observation_size, iterations);
   torch::manual_seed(1);
   agents::ActorCritic net(agents::ActorCriticSpec{config.observation_size, config.a3c.hidden});
   const std::size_t bytes = agents::kHeaderBytes + 4 * static_cast<std::size_t>(agents::parameter_count(net));
-  const RoundTrip bare = bare_round_trip(bytes, iterations);
+  // Alternating blocks, so that a change in the machine's load while the benchmark runs lands on
+  // both paths instead of skewing the ratio.
+  constexpr int kBlocks = 5;
+  std::vector<double> ps_us, bare_us;
+  for (int b = 0; b < kBlocks; ++b) {
+    const auto p = server_round_trip(config.a3c, config.observation_size, iterations / kBlocks);
+    const auto e = bare_round_trip(bytes, iterations / kBlocks);
+    ps_us.insert(ps_us.end(), p.begin(), p.end());
+    bare_us.insert(bare_us.end(), e.begin(), e.end());
+  }
+  const RoundTrip ps = summarize(ps_us), bare = summarize(bare_us);
   const double compute = apply_us(config.a3c, config.observation_size, iterations);
-  std::cout << "## Round trip, " << bytes << " bytes each way, tcp loopback, " << iterations << " iterations\n\n"
+  std::cout << "## Round trip, " << bytes << " bytes each way, tcp loopback, " << iterations << " iterations in " << kBlocks
+            << " alternating blocks\n\n"
             << "| path | mean us | median us |\n|---|---|---|\n"
             << "| parameter server (decode, Adam step, encode parameters) | " << ps.mean_us << " | " << ps.median_us << " |\n"
             << "| bare ZeroMQ DEALER/ROUTER echo | " << bare.mean_us << " | " << bare.median_us << " |\n\n"
