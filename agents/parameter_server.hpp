@@ -43,6 +43,7 @@ struct ParameterServerOptions {
   std::optional<CurveKeys> curve;          // required for any non-loopback bind
   std::string out_dir;                     // empty: no files (tests of the transport)
   bool resume = false;                     // continue from out_dir/checkpoint.pt
+  double action_unit_ms = 0;               // recorded in policy.pt (agents/policy_file.hpp)
   std::ostream* log = nullptr;             // progress and warnings; nullptr: quiet
 };
 

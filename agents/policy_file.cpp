@@ -19,7 +19,8 @@ c10::IValue field(const c10::impl::GenericDict& dict, const std::string& key, co
 
 }  // namespace
 
-A3cPolicy::A3cPolicy(ActorCritic net, std::int64_t updates) : net_(std::move(net)), updates_(updates) {
+A3cPolicy::A3cPolicy(ActorCritic net, std::int64_t updates, double action_unit_ms)
+    : net_(std::move(net)), updates_(updates), action_unit_ms_(action_unit_ms) {
   net_->eval();
 }
 
@@ -68,6 +69,7 @@ void A3cPolicy::save(const std::string& path) const {
   root.insert("hidden", std::vector<std::int64_t>(net_->spec().hidden.begin(), net_->spec().hidden.end()));
   root.insert("actions", std::vector<std::int64_t>{-1, 0, 1});
   root.insert("updates", updates_);
+  root.insert("action_unit_ms", action_unit_ms_);
   root.insert("state_dict", weights);
   write_file_atomic(path, torch::pickle_save(c10::IValue(root)));
 }
@@ -102,7 +104,14 @@ A3cPolicy A3cPolicy::load(const std::string& path) {
   if (weights.size() != net->named_parameters().size())
     throw std::runtime_error(path + ": state_dict has " + std::to_string(weights.size()) + " tensors, the network " +
                              std::to_string(net->named_parameters().size()));
-  return A3cPolicy(net, field(root, "updates", path).toInt());
+  double unit_ms = 0;  // optional: absent from files of earlier builds
+  const auto unit = root.find(c10::IValue(std::string("action_unit_ms")));
+  if (unit != root.end()) {
+    if (!unit->value().isDouble() || !(unit->value().toDouble() >= 0))
+      throw std::runtime_error(path + ": action_unit_ms must be a number >= 0");
+    unit_ms = unit->value().toDouble();
+  }
+  return A3cPolicy(net, field(root, "updates", path).toInt(), unit_ms);
 }
 
 }  // namespace agents

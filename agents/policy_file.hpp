@@ -8,6 +8,9 @@
 //   policy["hidden"]            -> [64, 64]   trunk widths, tanh after each Linear
 //   policy["actions"]           -> [-1, 0, 1] the barrier move of each policy output
 //   policy["updates"]           -> optimizer steps the network was trained for
+//   policy["action_unit_ms"]    -> ms one action moves T in training (the controller's unit_ms);
+//                                  0 = the default unit (the fastest worker's batch time). Files
+//                                  written before this entry existed load with 0.
 //   policy["state_dict"]        -> {"trunk.0.weight": Tensor[64, 92], "trunk.0.bias": ...,
 //                                   "trunk.2.weight": ..., "policy.weight": Tensor[3, 64],
 //                                   "policy.bias", "value.weight": Tensor[1, 64], "value.bias"}
@@ -29,7 +32,7 @@ namespace agents {
 
 class A3cPolicy {
  public:
-  explicit A3cPolicy(ActorCritic net, std::int64_t updates = 0);
+  explicit A3cPolicy(ActorCritic net, std::int64_t updates = 0, double action_unit_ms = 0);
 
   // Action in {-1, 0, +1}: the most probable one when deterministic (deployment is greedy), else
   // sampled from pi(.|s) with `rng` (required then).
@@ -43,11 +46,15 @@ class A3cPolicy {
 
   ActorCritic& network() { return net_; }
   std::int64_t updates() const { return updates_; }
+  // The unit the network learned its moves in: deploying with another one changes what each action
+  // does (orchestra-a3c uses this one unless the config names a unit_ms).
+  double action_unit_ms() const { return action_unit_ms_; }
   int observation_size() const { return net_->spec().observation_size; }
 
  private:
   ActorCritic net_;
   std::int64_t updates_ = 0;
+  double action_unit_ms_ = 0;
 };
 
 // Draws index i with probability probs[i] from a uniform 53-bit draw of `rng` (portable across

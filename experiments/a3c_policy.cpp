@@ -27,8 +27,12 @@ std::unique_ptr<env::BarrierPolicy> make_a3c_policy(YamlReader& r, const Experim
     r.fail("policy", path + " was trained on observations of " + std::to_string(policy->observation_size()) +
                          " entries; the barrier controller's state has " +
                          std::to_string(orchestra::StateLayout::kStateSize) + " (was it trained on the toy environment?)");
-  auto controller = std::make_unique<orchestra::BarrierController>(
-      read_barrier_options(r, orchestra::BarrierSource::Lcm, config));
+  const bool unit_given = r.has("unit_ms");
+  orchestra::BarrierControllerOptions options = read_barrier_options(r, orchestra::BarrierSource::Lcm, config);
+  // The network learned its moves in the training unit; a config that names another one wins.
+  if (!unit_given) options.action_unit_ms = policy->action_unit_ms();
+  r.resolved()["unit_ms"] = options.action_unit_ms;
+  auto controller = std::make_unique<orchestra::BarrierController>(options);
   controller->set_agent(std::make_shared<agents::GreedyBarrierAgent>(std::move(*policy)));
   return controller;
 }

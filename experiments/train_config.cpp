@@ -69,6 +69,7 @@ TrainConfig load_train_config(const std::string& path) {
   } else {
     if (c.experiments.empty()) top.fail("experiments", "environment local-sgd needs at least one experiment config");
     for (const auto& e : c.experiments) env_config(c, e);  // errors now, not in an agent
+    c.action_unit_ms = env_config(c, c.experiments.front()).controller.action_unit_ms;
     c.observation_size = orchestra::StateLayout::kStateSize;
   }
   return c;

@@ -39,6 +39,7 @@ struct TrainConfig {
   // "epoch_time" (minus the epoch's simulated seconds / time_reward_scale_s).
   orchestra::LocalSgdBarrierEnvConfig::Reward reward = orchestra::LocalSgdBarrierEnvConfig::Reward::Eq1;
   double time_reward_scale_s = 10.0;
+  double action_unit_ms = 0;  // the controller's unit_ms (0: each cluster's default), saved with the policy
   agents::A3cOptions a3c;
   int observation_size = 0;              // of the environment's state
 };

@@ -159,7 +159,9 @@ TEST_CASE("train, serve, agent and keygen reject bad input with one line") {
 TEST_CASE("orchestra-a3c deploys a policy file in orchestra run; a wrong file is a config error") {
   testing::TempDir dir;
   torch::manual_seed(2);
-  agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{orchestra::StateLayout::kStateSize, {8}})).save(dir / "p.pt");
+  // Trained with T moving 7.5 ms per action: deployed with that unit unless the config names one.
+  agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{orchestra::StateLayout::kStateSize, {8}}), 0, 7.5)
+      .save(dir / "p.pt");
   agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{8, {8}})).save(dir / "toy.pt");
   const std::string experiment = R"(name: deploy
 seed: 5
@@ -187,6 +189,13 @@ policies:
   CHECK(r.exit_code == 0);
   CHECK(std::filesystem::exists(dir / "out/orchestra-a3c"));
   CHECK(std::filesystem::exists(dir / "out/orchestra-random"));
+  CHECK(testing::read_text(dir / "out/orchestra-a3c/config.json").find("\"unit_ms\": 7.5") != std::string::npos);
+  yaml = experiment;
+  yaml.replace(yaml.find("POLICY"), 6, "p.pt, unit_ms: 3");
+  testing::write_text(dir / "unit.yaml", yaml);
+  r = testing::run_command(std::string(ORCHESTRA_BINARY) + " run " + (dir / "unit.yaml") + " --quiet --out " + (dir / "out3"));
+  CHECK(r.exit_code == 0);
+  CHECK(testing::read_text(dir / "out3/orchestra-a3c/config.json").find("\"unit_ms\": 3") != std::string::npos);
   yaml = experiment;
   yaml.replace(yaml.find("POLICY"), 6, "toy.pt");
   testing::write_text(dir / "wrong.yaml", yaml);
