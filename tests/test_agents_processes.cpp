@@ -181,25 +181,25 @@ policies:
   - {name: orchestra-a3c, policy: POLICY}
   - {name: orchestra-random, seed: 3}
 )";
-  std::string yaml = experiment;
-  yaml.replace(yaml.find("POLICY"), 6, "p.pt");  // relative to the config's folder
-  testing::write_text(dir / "deploy.yaml", yaml);
-  auto r = testing::run_command(std::string(ORCHESTRA_BINARY) + " run " + (dir / "deploy.yaml") + " --quiet --out " + (dir / "out"));
+  // Writes NAME.yaml with POLICY replaced by `policy` (paths relative to the config's folder) and
+  // runs it into NAME/.
+  const auto run_with = [&](const std::string& name, const std::string& policy) {
+    std::string yaml = experiment;
+    yaml.replace(yaml.find("POLICY"), 6, policy);
+    testing::write_text(dir / (name + ".yaml"), yaml);
+    return testing::run_command(std::string(ORCHESTRA_BINARY) + " run " + (dir / (name + ".yaml")) + " --quiet --out " +
+                                (dir / name));
+  };
+  auto r = run_with("deploy", "p.pt");
   INFO(r.output);
   CHECK(r.exit_code == 0);
-  CHECK(std::filesystem::exists(dir / "out/orchestra-a3c"));
-  CHECK(std::filesystem::exists(dir / "out/orchestra-random"));
-  CHECK(testing::read_text(dir / "out/orchestra-a3c/config.json").find("\"unit_ms\": 7.5") != std::string::npos);
-  yaml = experiment;
-  yaml.replace(yaml.find("POLICY"), 6, "p.pt, unit_ms: 3");
-  testing::write_text(dir / "unit.yaml", yaml);
-  r = testing::run_command(std::string(ORCHESTRA_BINARY) + " run " + (dir / "unit.yaml") + " --quiet --out " + (dir / "out3"));
+  CHECK(std::filesystem::exists(dir / "deploy/orchestra-a3c"));
+  CHECK(std::filesystem::exists(dir / "deploy/orchestra-random"));
+  CHECK(testing::read_text(dir / "deploy/orchestra-a3c/config.json").find("\"unit_ms\": 7.5") != std::string::npos);
+  r = run_with("unit", "p.pt, unit_ms: 3");
   CHECK(r.exit_code == 0);
-  CHECK(testing::read_text(dir / "out3/orchestra-a3c/config.json").find("\"unit_ms\": 3") != std::string::npos);
-  yaml = experiment;
-  yaml.replace(yaml.find("POLICY"), 6, "toy.pt");
-  testing::write_text(dir / "wrong.yaml", yaml);
-  r = testing::run_command(std::string(ORCHESTRA_BINARY) + " run " + (dir / "wrong.yaml") + " --quiet --out " + (dir / "out2"));
+  CHECK(testing::read_text(dir / "unit/orchestra-a3c/config.json").find("\"unit_ms\": 3") != std::string::npos);
+  r = run_with("wrong", "toy.pt");
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("wrong.yaml:16: policies[1].policy:") != std::string::npos);
   CHECK(r.output.find("trained on observations of 8 entries") != std::string::npos);
