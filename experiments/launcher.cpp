@@ -132,20 +132,22 @@ LaunchOutcome launch_workers(const LaunchOptions& o) {
 
   std::optional<Clock::time_point> deadline;  // set at the first failure
   LaunchOutcome outcome;
+  std::vector<std::size_t> failures;  // children that failed, in the order they were reaped
+  std::string killed_by_us;
   std::size_t running = children.size();
   while (running > 0) {
-    for (auto& c : children) {
+    for (std::size_t i = 0; i < children.size(); ++i) {
+      Child& c = children[i];
       if (!c.running) continue;
       const pid_t r = ::waitpid(c.pid, &c.status, WNOHANG);
       if (r == 0) continue;
       c.running = false;
       --running;
-      if (failed(c) && outcome.exit_code == 0) {
-        outcome.exit_code = 1;
-        outcome.message = describe_exit(c);
-        deadline = Clock::now() + o.timeout + kGrace;
+      if (failed(c)) {
+        failures.push_back(i);
+        if (!deadline) deadline = Clock::now() + o.timeout + kGrace;
       }
-      if (outcome.exit_code != 0 && c.rank == 0) deadline = std::min(*deadline, Clock::now() + kAfterRankZero);
+      if (deadline && c.rank == 0) deadline = std::min(*deadline, Clock::now() + kAfterRankZero);
     }
     if (deadline && Clock::now() > *deadline) {
       for (auto& c : children)
@@ -154,10 +156,18 @@ LaunchOutcome launch_workers(const LaunchOptions& o) {
           ::waitpid(c.pid, &c.status, 0);
           c.running = false;
           --running;
-          outcome.message += "; worker rank " + std::to_string(c.rank) + " did not stop within the timeout and was killed";
+          killed_by_us += "; worker rank " + std::to_string(c.rank) + " did not stop within the timeout and was killed";
         }
     }
     if (running > 0) std::this_thread::sleep_for(kPoll);
+  }
+  if (!failures.empty()) {
+    // The cause first: a worker that died of a signal (killed, crashed) brings its peers down with
+    // a failed collective a few ms later, and which of them is reaped first is a race.
+    std::stable_partition(failures.begin(), failures.end(), [&](std::size_t i) { return WIFSIGNALED(children[i].status); });
+    outcome.exit_code = 1;
+    for (std::size_t k = 0; k < failures.size(); ++k) outcome.message += (k ? "; " : "") + describe_exit(children[failures[k]]);
+    outcome.message += killed_by_us;
   }
   return outcome;
 }
