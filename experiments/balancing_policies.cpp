@@ -34,8 +34,8 @@ std::unique_ptr<env::BarrierPolicy> make_lbb(YamlReader& r) {
     r.fail("FT", "must not exceed RT (" + shortest(o.tuning.rapid_threshold) + "): Alg. 2 fine-tunes for FT <= SE < RT");
   o.tuning.step = static_cast<int>(r.integer("step", o.tuning.step, 1, 1 << 24));
   o.tuning.window = static_cast<int>(r.integer("window", o.tuning.window, 0, 1 << 24));
-  // lbb/dynamic_tuner.hpp FineStep: `fixed` moves `step` samples (Alg. 2), `balance` closes the
-  // slowest-fastest gap by the rough models.
+  // lbb/dynamic_tuner.hpp FineStep: `fixed` moves `step` samples (Alg. 2), `balance` re-solves
+  // Eq. 3 on the rough models' slopes through the last measured times.
   o.tuning.fine_step = r.choice("fine_step", "fixed", {"fixed", "balance"}) == "balance" ? lbb::FineStep::Balance
                                                                                           : lbb::FineStep::Fixed;
   o.profile = read_profile(r, o.profile);

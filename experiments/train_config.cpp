@@ -68,8 +68,10 @@ TrainConfig load_train_config(const std::string& path) {
     c.observation_size = agents::ToyBarrierEnv::kObservationSize;
   } else {
     if (c.experiments.empty()) top.fail("experiments", "environment local-sgd needs at least one experiment config");
-    for (const auto& e : c.experiments) env_config(c, e);  // errors now, not in an agent
-    c.action_unit_ms = env_config(c, c.experiments.front()).controller.action_unit_ms;
+    for (std::size_t k = 0; k < c.experiments.size(); ++k) {
+      const auto environment = env_config(c, c.experiments[k]);  // errors now, not in an agent
+      if (k == 0) c.action_unit_ms = environment.controller.action_unit_ms;
+    }
     c.observation_size = orchestra::StateLayout::kStateSize;
   }
   return c;
