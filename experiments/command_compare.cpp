@@ -67,11 +67,16 @@ int command_compare(const Args& args) {
   const std::vector<RunResults> runs = read_results(dirs);
   if (plot) find_gnuplot(plot_options.gnuplot.program);  // fail before writing anything
   const std::vector<ComparisonRow> rows = comparison_rows(runs);
-  const std::string table = comparison_markdown(rows);
   std::filesystem::create_directories(out_dir);
-  write_file_atomic(out_dir + "/compare.md", table);
-  write_file_atomic(out_dir + "/compare.csv", comparison_csv(rows));
-  if (!quiet) std::cout << table << "written: " << out_dir << "/compare.md, " << out_dir << "/compare.csv\n";
+  if (rows.empty()) {
+    // Only A3C training folders (train.csv): there is no policy to tabulate, only the curve to draw.
+    if (!quiet) std::cout << "no policy results to compare (only A3C training logs)" << (plot ? "" : "; add --plot for the training curve") << "\n";
+  } else {
+    const std::string table = comparison_markdown(rows);
+    write_file_atomic(out_dir + "/compare.md", table);
+    write_file_atomic(out_dir + "/compare.csv", comparison_csv(rows));
+    if (!quiet) std::cout << table << "written: " << out_dir << "/compare.md, " << out_dir << "/compare.csv\n";
+  }
   if (plot) {
     plot_options.out_dir = out_dir + "/plots";
     if (!quiet) plot_options.on_figure = [](const std::string& name) { std::cerr << "plotting " << name << "\n"; };

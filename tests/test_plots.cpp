@@ -203,3 +203,15 @@ TEST_CASE("plots: an `orchestra train` folder (train.csv, no policies) gives its
   check_png(tmp / "plots/a3c_training.png");
   check_svg(tmp / "plots/a3c_training.svg", {"mean_reward"}, "A3C training");
 }
+
+TEST_CASE("orchestra compare --plot on an `orchestra train` folder: the curve, and no empty table") {
+  testing::TempDir tmp;
+  std::filesystem::create_directories(tmp / "a3c");
+  testing::write_text(tmp / "a3c/train.csv", "update,episodes,mean_reward\n1,1,0\n2,2,1\n");
+  const auto r = testing::run_command(std::string(ORCHESTRA_BINARY) + " compare " + (tmp / "a3c") + " --plot");
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("no policy results to compare") != std::string::npos);
+  CHECK(r.output.find("| policy |") == std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(tmp / "a3c/compare.md"));
+  check_png(tmp / "a3c/plots/a3c_training.png");
+}
