@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include "experiments/speedup.hpp"
+
 namespace experiments {
 namespace {
 
@@ -59,9 +61,10 @@ std::vector<ComparisonRow> comparison_rows(const std::vector<RunResults>& runs) 
       row.policy = p.policy;
       row.target_accuracy = p.target_accuracy;
       row.time_to_target_s = p.time_to_target_s;
+      row.timing_only = p.timing_only;
       row.reference = reference ? reference->label : std::string();
-      if (reference && reference->time_to_target_s && p.time_to_target_s && *p.time_to_target_s > 0)
-        row.speedup = *reference->time_to_target_s / *p.time_to_target_s;
+      const auto basis = [](const PolicyResults& r) { return SpeedupBasis{r.time_to_target_s, r.timing_only, r.sim_time_s, r.epochs}; };
+      if (reference) row.speedup = speedup_over(basis(*reference), basis(p));
       row.final_accuracy = p.final_accuracy;
       row.final_loss = p.final_loss;
       row.mean_straggler_effect = p.mean_straggler_effect;
@@ -93,8 +96,8 @@ std::string comparison_markdown(const std::vector<ComparisonRow>& rows) {
     << (one_reference ? "speedup vs " + md_cell(*references.begin()) : std::string("speedup")) << " | final acc | final loss | mean SE | utilization | idle/worker (s) | epochs | sim time (s) |\n";
   s << "|" << (several_runs ? "---|" : "") << "---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& r : rows) {
-    std::string time = r.time_to_target_s ? fixed(*r.time_to_target_s, 2) : std::string("not reached");
-    if (!one_target) time += " (" + fixed(100 * r.target_accuracy, 1) + "%)";
+    std::string time = r.timing_only ? "timing only" : r.time_to_target_s ? fixed(*r.time_to_target_s, 2) : "not reached";
+    if (!one_target && !r.timing_only) time += " (" + fixed(100 * r.target_accuracy, 1) + "%)";
     std::string up = r.speedup ? fixed(*r.speedup, 2) + "x" : std::string("-");
     if (!one_reference && r.speedup) up += " vs " + md_cell(r.reference);
     s << "| " << (several_runs ? md_cell(r.run) + " | " : "") << md_cell(r.label) << " | " << time << " | " << up << " | "
@@ -108,12 +111,12 @@ std::string comparison_markdown(const std::vector<ComparisonRow>& rows) {
 std::string comparison_csv(const std::vector<ComparisonRow>& rows) {
   std::string csv =
       "run,label,policy,target_accuracy,time_to_target_s,speedup,speedup_reference,final_accuracy,final_loss,"
-      "mean_straggler_effect,mean_utilization,mean_idle_s_per_worker,epochs,sim_time_s\n";
+      "mean_straggler_effect,mean_utilization,mean_idle_s_per_worker,epochs,sim_time_s,timing_only\n";
   for (const auto& r : rows)
     csv += csv_cell(r.run) + ',' + csv_cell(r.label) + ',' + csv_cell(r.policy) + ',' + exact(r.target_accuracy) + ',' +
            exact(r.time_to_target_s) + ',' + exact(r.speedup) + ',' + csv_cell(r.reference) + ',' + exact(r.final_accuracy) + ',' +
            exact(r.final_loss) + ',' + exact(r.mean_straggler_effect) + ',' + exact(r.mean_utilization) + ',' +
-           exact(r.mean_idle_s_per_worker) + ',' + std::to_string(r.epochs) + ',' + exact(r.sim_time_s) + '\n';
+           exact(r.mean_idle_s_per_worker) + ',' + std::to_string(r.epochs) + ',' + exact(r.sim_time_s) + ',' + (r.timing_only ? "1" : "0") + '\n';
   return csv;
 }
 

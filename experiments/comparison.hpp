@@ -17,7 +17,8 @@ struct ComparisonRow {
   std::string policy;  // its kind
   double target_accuracy = 0;
   std::optional<double> time_to_target_s;  // empty: never reached the target
-  std::optional<double> speedup;           // reference's time to target / this one's; empty if either missed it
+  bool timing_only = false;                // no accuracy: the speedup compares time per epoch
+  std::optional<double> speedup;           // speedup.hpp: reference's time to target / this one's (per epoch if timing-only)
   std::string reference;                   // the label speedup is measured against
   double final_accuracy = 0;
   double final_loss = 0;
@@ -31,7 +32,7 @@ struct ComparisonRow {
 std::vector<ComparisonRow> comparison_rows(const std::vector<RunResults>& runs);
 
 // A Markdown table (GitHub pipes); a `run` column comes first when the rows span several runs.
-// Missing values print as "-", a missed target as "not reached".
+// Missing values print as "-", a missed target as "not reached", a timing-only run's as "timing only".
 std::string comparison_markdown(const std::vector<ComparisonRow>& rows);
 
 // The same as CSV, every column always present; a missing value is an empty cell.

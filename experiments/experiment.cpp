@@ -10,6 +10,7 @@
 #include "experiments/atomic_file.hpp"
 #include "experiments/policy_factory.hpp"
 #include "experiments/results_files.hpp"
+#include "experiments/speedup.hpp"
 #include "experiments/threads.hpp"
 #include "experiments/yaml_reader.hpp"
 
@@ -50,8 +51,10 @@ void preflight(const ExperimentConfig& config) {
 }  // namespace
 
 std::optional<double> speedup(const PolicyOutcome& reference, const PolicyOutcome& outcome) {
-  if (!reference.time_to_target_s || !outcome.time_to_target_s || *outcome.time_to_target_s <= 0) return std::nullopt;
-  return *reference.time_to_target_s / *outcome.time_to_target_s;
+  const auto basis = [](const PolicyOutcome& o) {
+    return SpeedupBasis{o.time_to_target_s, o.timing_only, o.sim_time_s, static_cast<std::int64_t>(o.epochs.size())};
+  };
+  return speedup_over(basis(reference), basis(outcome));
 }
 
 ExperimentResult run_experiment(ExperimentConfig config, const RunOptions& options) {
@@ -94,7 +97,8 @@ std::string comparison_table(const std::vector<PolicyOutcome>& outcomes, double 
   s << "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& o : outcomes) {
     const auto up = outcomes.empty() ? std::nullopt : speedup(outcomes.front(), o);
-    s << "| " << o.label << " | " << (o.time_to_target_s ? fixed(*o.time_to_target_s, 2) : std::string("not reached")) << " | "
+    const std::string time = o.timing_only ? "timing only" : o.time_to_target_s ? fixed(*o.time_to_target_s, 2) : "not reached";
+    s << "| " << o.label << " | " << time << " | "
       << (up ? fixed(*up, 2) + "x" : std::string("-")) << " | " << fixed(o.final_accuracy, 4) << " | " << fixed(o.final_loss, 4)
       << " | " << o.epochs.size() << " | " << fixed(o.sim_time_s, 2) << " | " << fixed(o.mean_straggler_effect, 3) << " | "
       << fixed(o.mean_utilization, 3) << " |\n";

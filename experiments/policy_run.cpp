@@ -85,6 +85,7 @@ PolicyOutcome run_policy(const ExperimentConfig& config, const PolicyConfig& ent
   }
 
   out.rounds = environment.rounds();
+  out.timing_only = config.training.timing_only;
   out.sim_time_s = environment.clock_ms() / 1000.0;
   out.mean_straggler_effect = out.rounds > 0 ? se_sum / static_cast<double>(out.rounds) : 0.0;
   out.mean_utilization = out.sim_time_s > 0 ? busy_ms / 1000.0 / (static_cast<double>(names.size()) * out.sim_time_s) : 0.0;

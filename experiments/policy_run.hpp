@@ -30,6 +30,7 @@ struct PolicyOutcome {
   std::vector<env::EpochReport> epochs;
   std::vector<EvalPoint> evals;          // every evaluation, in clock order
   std::optional<double> time_to_target_s;
+  bool timing_only = false;              // training.timing_only: no accuracy, speedups per epoch (speedup.hpp)
   double final_accuracy = 0;
   double final_loss = 0;
   double sim_time_s = 0;

@@ -38,6 +38,7 @@ nlohmann::json summary_json(const PolicyOutcome& o, double target, const std::st
   s["policy"] = o.kind;
   s["label"] = o.label;
   s["target_accuracy"] = target;
+  s["timing_only"] = o.timing_only;  // no accuracy: speedup_vs_first compares time per epoch (speedup.hpp)
   s["reached_target"] = o.time_to_target_s.has_value();
   s["time_to_target_s"] = o.time_to_target_s ? nlohmann::json(*o.time_to_target_s) : nlohmann::json(nullptr);
   s["final_accuracy"] = number_or_null(o.final_accuracy);

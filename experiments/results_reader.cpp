@@ -155,6 +155,7 @@ PolicyResults read_policy_folder(const std::string& dir_name) {
   p.target_accuracy = number_field(summary, "target_accuracy", summary_path);
   const double ttt = number_field(summary, "time_to_target_s", summary_path);
   if (std::isfinite(ttt)) p.time_to_target_s = ttt;
+  if (const auto t = summary.find("timing_only"); t != summary.end() && t->is_boolean()) p.timing_only = t->get<bool>();
   p.final_accuracy = number_field(summary, "final_accuracy", summary_path);
   p.final_loss = number_field(summary, "final_loss", summary_path);
   p.sim_time_s = number_field(summary, "sim_time_s", summary_path);

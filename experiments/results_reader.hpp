@@ -38,6 +38,7 @@ struct PolicyResults {
   std::string policy;  // its kind: dsgd, lbb, orchestra-lcm, ...
   double target_accuracy = 0;
   std::optional<double> time_to_target_s;
+  bool timing_only = false;  // a timing-only run: no accuracy
   double final_accuracy = 0;
   double final_loss = 0;
   double sim_time_s = 0;

@@ -43,10 +43,10 @@ TEST_CASE("compare: the CSV has every column, full precision, and an empty cell 
   const std::string csv = comparison_csv(comparison_rows(read_results({tmp / "exp"})));
   CHECK(csv ==
         "run,label,policy,target_accuracy,time_to_target_s,speedup,speedup_reference,final_accuracy,final_loss,"
-        "mean_straggler_effect,mean_utilization,mean_idle_s_per_worker,epochs,sim_time_s\n"
-        "exp,dsgd,dsgd,0.8,100,1,dsgd,0.8125,0.5,0.25,0.75,15,2,150.5\n"
-        "exp,lbb,lbb,0.8,50,2,dsgd,0.8125,0.5,0.25,0.75,10,2,150.5\n"
-        "exp,fixed-t,fixed-t,0.8,,,dsgd,0.8125,0.5,0.25,0.75,2,2,150.5\n");
+        "mean_straggler_effect,mean_utilization,mean_idle_s_per_worker,epochs,sim_time_s,timing_only\n"
+        "exp,dsgd,dsgd,0.8,100,1,dsgd,0.8125,0.5,0.25,0.75,15,2,150.5,0\n"
+        "exp,lbb,lbb,0.8,50,2,dsgd,0.8125,0.5,0.25,0.75,10,2,150.5,0\n"
+        "exp,fixed-t,fixed-t,0.8,,,dsgd,0.8125,0.5,0.25,0.75,2,2,150.5,0\n");
   // It reads back with the toolkit's own CSV reader, row for row.
   const CsvTable t = parse_csv(csv, "compare.csv");
   CHECK(t.rows.size() == 3);
