@@ -23,7 +23,8 @@ as DIR/compare.md and DIR/compare.csv.
 
   --out DIR      where to write (default: RESULTS_DIR when one is given, else ./comparison)
   --plot         also draw the figures with gnuplot into DIR/plots/, as PNG and SVG with the
-                 gnuplot script of each: accuracy_vs_time, <policy>.iterations,
+                 gnuplot script of each: accuracy_vs_time (time_vs_epoch for
+                 timing-only runs), <policy>.iterations,
                  <policy>.barrier (Orchestra's T and tau_n), a3c_training (if train.csv)
   --gnuplot PATH the gnuplot to run (default: gnuplot on PATH)
   --quiet        print only errors

@@ -106,6 +106,28 @@ Figure accuracy_figure(const RunResults& run, const std::string& name) {
   return f;
 }
 
+Figure epoch_time_figure(const RunResults& run, const std::string& name) {
+  Figure f;
+  f.name = name;
+  f.title = "Simulated time vs epoch (timing only): " + run.name;
+  std::ostringstream s;
+  s << preamble(f.title);
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < run.policies.size(); ++i) {
+    const PolicyResults& p = run.policies[i];
+    std::string rows = "0 0\n";
+    for (const auto& e : p.epoch_rows) rows += num(e.epoch) + " " + num(e.sim_time_s) + "\n";
+    s << datablock("p" + std::to_string(i), rows);
+    parts.push_back("$p" + std::to_string(i) + " using 1:2 with linespoints pt 7 ps 0.6 lw 2 title " + text(p.label));
+    f.series.push_back(p.label);
+  }
+  s << "set title " << text(f.title) << "\n"
+    << "set xlabel 'epoch'\nset ylabel 'simulated time (s)'\nset key top left box opaque\nset xtics 1\n";
+  s << plot_command(parts);
+  f.script = s.str();
+  return f;
+}
+
 Figure iterations_figure(const PolicyResults& policy, const RoundSeries& rounds, const std::string& name,
                          const FigureOptions& options) {
   Figure f;

@@ -28,6 +28,11 @@ struct FigureOptions {
 // marks the target accuracy.
 Figure accuracy_figure(const RunResults& run, const std::string& name);
 
+// For timing-only runs, which have no accuracy: simulated time at the end of each epoch, every
+// policy, from (0, 0); the slope is the time per epoch, and the first segment also holds the time
+// spent before the first epoch (LBB's profiling, Alg. 1).
+Figure epoch_time_figure(const RunResults& run, const std::string& name);
+
 // Per-worker compute time and batch size, and the straggler effect, per round (LBB Fig. 7).
 Figure iterations_figure(const PolicyResults& policy, const RoundSeries& rounds, const std::string& name,
                          const FigureOptions& options);

@@ -1,5 +1,6 @@
 #include "experiments/plots.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -38,7 +39,13 @@ PlotReport make_plots(const std::vector<RunResults>& runs, const PlotOptions& op
   PlotReport report;
   for (const auto& run : runs) {
     const std::string prefix = runs.size() > 1 ? file_name_part(run.name) + "." : std::string();
-    if (!run.policies.empty()) render(accuracy_figure(run, prefix + "accuracy_vs_time"), options, report);
+    const bool timing_only = !run.policies.empty() &&
+                             std::all_of(run.policies.begin(), run.policies.end(), [](const PolicyResults& p) { return p.timing_only; });
+    if (timing_only) {
+      render(epoch_time_figure(run, prefix + "time_vs_epoch"), options, report);  // no accuracy to plot
+    } else if (!run.policies.empty()) {
+      render(accuracy_figure(run, prefix + "accuracy_vs_time"), options, report);
+    }
     for (const auto& policy : run.policies) {
       const std::string label = file_name_part(policy.label);
       RoundSeries rounds;

@@ -215,3 +215,27 @@ TEST_CASE("orchestra compare --plot on an `orchestra train` folder: the curve, a
   CHECK_FALSE(std::filesystem::exists(tmp / "a3c/compare.md"));
   check_png(tmp / "a3c/plots/a3c_training.png");
 }
+
+TEST_CASE("plots: a timing-only run (no accuracy) gets simulated time vs epoch, not an empty accuracy plot") {
+  testing::TempDir tmp;
+  testing::write_results(tmp / "exp");
+  for (const char* label : {"dsgd", "lbb", "fixed-t"}) {
+    const std::string path = tmp / (std::string("exp/") + label + "/summary.json");
+    std::string summary = testing::read_text(path);
+    summary.insert(1, R"("timing_only": true, )");
+    const auto stamp = std::filesystem::last_write_time(path);  // keeps the run order (results_fixture.hpp)
+    testing::write_text(path, summary);
+    std::filesystem::last_write_time(path, stamp);
+  }
+  const auto runs = read_results({tmp / "exp"});
+  REQUIRE(runs[0].policies.front().timing_only);
+  const Figure f = epoch_time_figure(runs[0], "time_vs_epoch");
+  CHECK(f.series == std::vector<std::string>{"dsgd", "lbb", "fixed-t"});
+  CHECK(f.script.find("0 0\n1 75\n2 150.5\n") != std::string::npos);  // from the origin, epoch by epoch
+  PlotOptions options;
+  options.out_dir = tmp / "plots";
+  make_plots(runs, options);
+  check_png(tmp / "plots/time_vs_epoch.png");
+  check_svg(tmp / "plots/time_vs_epoch.svg", {"dsgd", "lbb", "fixed-t"}, "Simulated time vs epoch");
+  CHECK_FALSE(std::filesystem::exists(tmp / "plots/accuracy_vs_time.png"));
+}
