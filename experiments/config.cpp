@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <unordered_set>
 
 #include "env/errors.hpp"
 #include "experiments/yaml_reader.hpp"
@@ -94,15 +95,22 @@ int server_index(env::ClusterSpec& c, const std::string& name) {
   return static_cast<int>(c.server_names.size()) - 1;
 }
 
+// The most workers a cluster may have: timing-only runs go to thousands; the bound keeps a typo
+// (count: 1000000 on a server of 1000) from exhausting memory.
+constexpr std::int64_t kMaxWorkers = 100000;
+
 // One worker entry; `count` > 1 replicates it as name-0, name-1, ... In a replicated server
 // (`count` on the server) the names start with the server's: node-3.gpu-0.
 void read_worker(const YAML::Node& node, const std::string& file, const std::string& path, const std::string& server,
-                 const std::string& name_prefix, env::ClusterSpec& c, nlohmann::json& out, ClusterMode mode) {
+                 const std::string& name_prefix, env::ClusterSpec& c, std::unordered_set<std::string>& names, nlohmann::json& out,
+                 ClusterMode mode) {
   YamlReader w(node, file, path);
   const std::string given_name = w.text("name", "");
   if (given_name.empty()) w.fail("name", "every worker needs a name");
   const std::string name = name_prefix + given_name;
-  const auto count = w.integer("count", 1, 1, 100000);
+  const auto count = w.integer("count", 1, 1, kMaxWorkers);
+  if (static_cast<std::int64_t>(c.workers.size()) + count > kMaxWorkers)
+    w.fail("count", "the cluster would have more than " + std::to_string(kMaxWorkers) + " workers");
   const int max_batch = static_cast<int>(w.integer("max_batch", 1024, 1, 1 << 24));
   const double noise = w.real("noise", 0.0, 0.0, 2.0);
   const std::string server_name = server.empty() ? w.text("server", "server0") : server;
@@ -120,8 +128,7 @@ void read_worker(const YAML::Node& node, const std::string& file, const std::str
   for (std::int64_t k = 0; k < count; ++k) {
     env::WorkerSpec spec;
     spec.name = count > 1 ? name + "-" + std::to_string(k) : name;
-    for (const auto& existing : c.workers)
-      if (existing.name == spec.name) w.fail("name", "duplicate worker name '" + spec.name + "'");
+    if (!names.insert(spec.name).second) w.fail("name", "duplicate worker name '" + spec.name + "'");
     spec.time_model = model;
     spec.max_batch = max_batch;
     spec.noise = noise;
@@ -158,26 +165,26 @@ env::ClusterSpec read_cluster(YamlReader r, ClusterMode& mode, nlohmann::json& r
   const auto workers = r.sequence("workers");
   if (servers.empty() == workers.empty()) r.fail(servers.empty() ? "workers" : "servers", "give the workers either as servers: [{name, workers: [...]}] or as a flat workers: list");
   resolved_workers = nlohmann::json::array();
+  std::unordered_set<std::string> worker_names, server_names;
   for (std::size_t s = 0; s < servers.size(); ++s) {
     const std::string path = r.key_path("servers") + "[" + std::to_string(s) + "]";
     YamlReader sr(servers[s], r.file(), path);
     const std::string base_name = sr.text("name", "server" + std::to_string(s));
     // `count: N` replicates the server as name-0 .. name-(N-1), for cluster-scale what-if studies.
-    const auto copies = sr.integer("count", 1, 1, 100000);
+    const auto copies = sr.integer("count", 1, 1, kMaxWorkers);
     const auto list = sr.sequence("workers");
     if (list.empty()) sr.fail("workers", "a server needs at least one worker");
     for (std::int64_t k = 0; k < copies; ++k) {
       const std::string name = copies > 1 ? base_name + "-" + std::to_string(k) : base_name;
-      for (const auto& existing : c.server_names)
-        if (existing == name) sr.fail("name", "duplicate server name '" + name + "'");
+      if (!server_names.insert(name).second) sr.fail("name", "duplicate server name '" + name + "'");
       const std::string prefix = copies > 1 ? name + "." : "";
       for (std::size_t w = 0; w < list.size(); ++w)
-        read_worker(list[w], r.file(), path + ".workers[" + std::to_string(w) + "]", name, prefix, c, resolved_workers, mode);
+        read_worker(list[w], r.file(), path + ".workers[" + std::to_string(w) + "]", name, prefix, c, worker_names, resolved_workers, mode);
     }
     sr.reject_unknown_keys();
   }
   for (std::size_t w = 0; w < workers.size(); ++w)
-    read_worker(workers[w], r.file(), r.key_path("workers") + "[" + std::to_string(w) + "]", "", "", c, resolved_workers, mode);
+    read_worker(workers[w], r.file(), r.key_path("workers") + "[" + std::to_string(w) + "]", "", "", c, worker_names, resolved_workers, mode);
   const auto perturbations = r.sequence("perturbations");
   for (std::size_t i = 0; i < perturbations.size(); ++i)
     c.perturbations.push_back(read_perturbation(YamlReader(perturbations[i], r.file(), r.key_path("perturbations") + "[" + std::to_string(i) + "]"), c));

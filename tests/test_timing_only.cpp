@@ -63,6 +63,9 @@ TEST_CASE("a server with count: N is N servers, each with its workers named afte
   std::string bad = kReplicated;
   bad.replace(bad.find("count: 2"), 8, "count: 0");
   CHECK_THROWS_WITH_AS(experiments::parse_config(bad, "scale.yaml"), doctest::Contains("scale.yaml:8: cluster.servers[0].count"), env::ConfigError);
+  std::string huge = kReplicated;  // 100,000 servers of 4: over the cluster's bound, said before anything is allocated
+  huge.replace(huge.find("count: 4\n"), 8, "count: 100000");
+  CHECK_THROWS_WITH_AS(experiments::parse_config(huge, "scale.yaml"), doctest::Contains("more than 100000 workers"), env::ConfigError);
   std::string clash = kReplicated;  // "slow" replicated gives slow-0 .. slow-3; a server named fast-1 clashes
   clash.replace(clash.find("name: slow"), 10, "name: fast-1\n      count: 1");
   clash.erase(clash.find("      count: 4\n"), 15);
