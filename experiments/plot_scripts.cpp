@@ -62,6 +62,16 @@ std::string plot_command(const std::vector<std::string>& parts) {
   return s + "\n";
 }
 
+// One policy's line in a figure with a line per policy: its x-y rows as datablock $p<index>, its
+// plot clause, and its key entry.
+void add_policy_line(std::ostringstream& script, Figure& figure, std::vector<std::string>& parts, std::size_t index,
+                     const std::string& label, const std::string& rows) {
+  const std::string block = "p" + std::to_string(index);
+  script << datablock(block, rows);
+  parts.push_back("$" + block + " using 1:2 with linespoints pt 7 ps 0.6 lw 2 title " + text(label));
+  figure.series.push_back(label);
+}
+
 std::string shown_workers(std::size_t shown, std::size_t all) {
   return shown < all ? " (first " + std::to_string(shown) + " of " + std::to_string(all) + " workers)" : std::string();
 }
@@ -88,9 +98,7 @@ Figure accuracy_figure(const RunResults& run, const std::string& name) {
       rows.clear();
       for (const auto& e : p.epoch_rows) rows += num(e.sim_time_s) + " " + num(e.accuracy) + "\n";
     }
-    s << datablock("p" + std::to_string(i), rows);
-    parts.push_back("$p" + std::to_string(i) + " using 1:2 with linespoints pt 7 ps 0.6 lw 2 title " + text(p.label));
-    f.series.push_back(p.label);
+    add_policy_line(s, f, parts, i, p.label, rows);
   }
   s << "set title " << text(f.title) << "\n"
     << "set xlabel 'simulated time (s)'\nset ylabel 'test accuracy'\nset key bottom right box opaque\n";
@@ -117,9 +125,7 @@ Figure epoch_time_figure(const RunResults& run, const std::string& name) {
     const PolicyResults& p = run.policies[i];
     std::string rows = "0 0\n";
     for (const auto& e : p.epoch_rows) rows += num(e.epoch) + " " + num(e.sim_time_s) + "\n";
-    s << datablock("p" + std::to_string(i), rows);
-    parts.push_back("$p" + std::to_string(i) + " using 1:2 with linespoints pt 7 ps 0.6 lw 2 title " + text(p.label));
-    f.series.push_back(p.label);
+    add_policy_line(s, f, parts, i, p.label, rows);
   }
   s << "set title " << text(f.title) << "\n"
     << "set xlabel 'epoch'\nset ylabel 'simulated time (s)'\nset key top left box opaque\nset xtics 1\n";
