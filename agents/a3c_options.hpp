@@ -48,7 +48,7 @@ struct A3cOptions {
 };
 
 // Reads `node` (the a3c: mapping; null = all defaults). Unknown keys and bad values throw
-// env::ConfigError "file:line: a3c.key: expected ..., got ...".
+// common::ConfigError "file:line: a3c.key: expected ..., got ...".
 A3cOptions read_a3c_options(const YAML::Node& node, const std::string& file, const std::string& path = "a3c");
 
 // Throws std::invalid_argument naming the field when an option is out of range.

@@ -4,7 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "agents/file_io.hpp"
+#include "common/atomic_file.hpp"
 
 namespace agents {
 namespace {
@@ -44,7 +44,7 @@ void save_checkpoint(const std::string& path, ActorCritic& net, const torch::opt
   std::ostringstream bytes;
   archive.save_to(bytes);
   const std::string s = bytes.str();
-  write_file_atomic(path, std::vector<char>(s.begin(), s.end()));
+  common::write_file_atomic(path, std::vector<char>(s.begin(), s.end()));
 }
 
 CheckpointState load_checkpoint(const std::string& path, ActorCritic& net, torch::optim::Optimizer& optimizer) {

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "agents/file_io.hpp"
+#include "common/atomic_file.hpp"
 
 namespace agents {
 
@@ -31,7 +31,7 @@ void write_curve_keys(const std::string& path, const CurveKeys& keys) {
       "# keep it private: anyone holding it can join training.\n"
       "server_public: \"" + keys.server.public_key + "\"\nserver_secret: \"" + keys.server.secret_key +
       "\"\nclient_public: \"" + keys.client.public_key + "\"\nclient_secret: \"" + keys.client.secret_key + "\"\n";
-  write_file_atomic(path, std::vector<char>(text.begin(), text.end()));
+  common::write_file_atomic(path, std::vector<char>(text.begin(), text.end()));
   std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
                                std::filesystem::perm_options::replace);
 }

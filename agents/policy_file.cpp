@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "agents/file_io.hpp"
+#include "common/atomic_file.hpp"
 #include "orchestra/barrier_env.hpp"
 
 namespace agents {
@@ -71,13 +71,13 @@ void A3cPolicy::save(const std::string& path) const {
   root.insert("updates", updates_);
   root.insert("action_unit_ms", action_unit_ms_);
   root.insert("state_dict", weights);
-  write_file_atomic(path, torch::pickle_save(c10::IValue(root)));
+  common::write_file_atomic(path, torch::pickle_save(c10::IValue(root)));
 }
 
 A3cPolicy A3cPolicy::load(const std::string& path) {
   c10::IValue value;
   try {
-    value = torch::pickle_load(read_file_bytes(path));
+    value = torch::pickle_load(common::read_file_bytes(path));
   } catch (const c10::Error& e) {
     throw std::runtime_error(path + ": not a readable policy file (" + e.what_without_backtrace() + ")");
   }

@@ -18,8 +18,8 @@
 #include "agents/parameter_server.hpp"
 #include "agents/policy_file.hpp"
 #include "agents/protocol.hpp"
-#include "experiments/threads.hpp"
-#include "experiments/train_config.hpp"
+#include "env/train/compute_threads.hpp"
+#include "experiments/runner/train_config.hpp"
 #include "orchestra/rl_state.hpp"
 
 namespace {
@@ -187,7 +187,7 @@ int main(int argc, char** argv) {
     if (a == "--updates" && i + 1 < argc) updates = std::stoll(argv[++i]);
     else path = a;
   }
-  experiments::set_compute_threads(1);
+  env::set_compute_threads(1);
   const experiments::TrainConfig config = experiments::load_train_config(path);
   std::cout << std::fixed << std::setprecision(2);
   std::cout << "config " << path << ", " << std::thread::hardware_concurrency() << " hardware threads\n\n";

@@ -11,8 +11,8 @@
 #include <numeric>
 #include <random>
 
-#include "env/local_sgd_env.hpp"
-#include "experiments/threads.hpp"
+#include "env/train/local_sgd_env.hpp"
+#include "env/train/compute_threads.hpp"
 
 namespace {
 
@@ -75,7 +75,7 @@ double bare_epoch(const env::DatasetPair& data) {
 int main(int argc, char** argv) {
   // Thread count (libtorch intra-op and OpenBLAS alike), to measure the thread settings too.
   const int threads = argc > 1 ? std::atoi(argv[1]) : 1;
-  experiments::set_compute_threads(threads);
+  env::set_compute_threads(threads);
   auto data = std::make_shared<const env::DatasetPair>(env::load_dataset(env::DataSpec{}, 1));
   std::vector<double> bare, wrapped;
   // Interleaved repetitions, so both see the same machine load; medians reported.

@@ -20,7 +20,7 @@
 #include <random>
 #include <vector>
 
-#include "env/simulation.hpp"
+#include "env/sim/simulation.hpp"
 #include "lbb/lbb_policy.hpp"
 
 namespace {

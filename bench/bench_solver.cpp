@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "env/batch_time_model.hpp"
+#include "env/sim/batch_time_model.hpp"
 #include "lbb/min_max_solver.hpp"
 
 namespace {

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cstdio>
 
-#include "env/simulation.hpp"
+#include "env/sim/simulation.hpp"
 
 int main() {
   for (const int workers : {1000, 4000}) {

@@ -1,5 +1,5 @@
 // What a barrier policy decides for the next round, and what the environment reports back.
-// See DESIGN.md "The data flow": plan -> round -> report -> policy.
+// The data flow: plan -> round -> report -> policy (docs/ARCHITECTURE.md).
 #pragma once
 
 #include <cstdint>
@@ -78,6 +78,12 @@ struct EpochReport {
   std::vector<double> worker_busy_ms;  // per worker, this epoch
   std::vector<double> worker_idle_ms;
   std::vector<std::int64_t> worker_steps;  // local iterations taken this epoch, per worker
+};
+
+// Test accuracy in [0,1] and loss of the global model.
+struct EvalResult {
+  double accuracy = 0;
+  double loss = 0;
 };
 
 }  // namespace env

@@ -1,3 +1,4 @@
+#include "common/limits.hpp"
 #include "lbb/balance_cli.hpp"
 
 #include <algorithm>
@@ -97,7 +98,7 @@ double largest_batch(const std::vector<env::BatchTimePoint>& points) {
 // The default max_batch of a profiled worker: its largest batch, which must fit an int (a batch of
 // 1e300 once overflowed the cast; found by fuzz/fuzz_balance, regression in test_balance_cli.cpp).
 int batch_limit_from(const Context& ctx, const std::string& key, double largest) {
-  constexpr double kLargestBatch = 1 << 24;
+  constexpr double kLargestBatch = static_cast<double>(common::kMaxBatch);
   if (!(largest >= 1)) ctx.fail(key, "the largest profiled batch is below 1; give max_batch");
   if (largest > kLargestBatch)
     ctx.fail(key, "the largest profiled batch is above " + std::to_string(static_cast<int>(kLargestBatch)) + "; give max_batch");

@@ -24,16 +24,16 @@
 #include <string>
 #include <vector>
 
-#include "env/batch_time_model.hpp"
+#include "common/errors.hpp"
+#include "env/sim/batch_time_model.hpp"
 
 namespace lbb {
 
 // Bad input to `orchestra balance`; the message names the file and the offending key, e.g.
 // "m.json: workers[1].max_batch: expected a positive integer, got -3", or for broken JSON the
 // byte (counted from 1), line and column: "m.json: invalid JSON at byte 35, line 1, column 35: ...".
-class BalanceInputError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
+struct BalanceInputError : common::DataError {
+  using common::DataError::DataError;
 };
 
 struct BalanceWorker {

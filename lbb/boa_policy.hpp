@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "env/barrier_policy.hpp"
-#include "env/batch_time_model.hpp"
+#include "env/sim/batch_time_model.hpp"
 #include "lbb/min_max_solver.hpp"
 #include "lbb/profiler.hpp"
 

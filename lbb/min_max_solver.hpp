@@ -11,7 +11,7 @@
 #include <functional>
 #include <vector>
 
-#include "env/batch_time_model.hpp"
+#include "env/sim/batch_time_model.hpp"
 
 namespace lbb {
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "env/batch_time_model.hpp"
+#include "env/sim/batch_time_model.hpp"
 
 namespace lbb {
 

@@ -157,7 +157,7 @@ env::RoundPlan BarrierController::plan(const env::PlanContext& context) {
   plan.weighting = env::AverageWeighting::Uniform;  // Eq. 2: 1/N
   plan.workers.resize(batch_ms_.size());
   for (std::size_t n = 0; n < batch_ms_.size(); ++n) plan.workers[n] = {batch_sizes_[n], local_steps_[n]};
-  if (options_.speed_partition) plan.data_shares = shares_;
+  if (options_.partition == DataPartition::Speed) plan.data_shares = shares_;
   plan.barrier_ms = barrier_ms_;
   return plan;
 }

@@ -15,7 +15,7 @@
 //
 // Actions (3.1.3, "Action Space"): +1 / -1 / 0 move T by one unit. The default unit is the fastest
 // worker's probed batch time, fixed for the run, so +1 is one more local step for the fastest worker
-// whatever the model's speed ("by +1" in the paper, read in steps as in DESIGN.md). T is kept within
+// whatever the model's speed ("by +1" in the paper, read in steps: docs/ARCHITECTURE.md "Reading the papers"). T is kept within
 // [min_n t_b^n, max_local_steps * min_n t_b^n]: below the fastest batch time every tau is already 1,
 // above the upper end the fastest worker's tau is already capped, so moves past them change nothing.
 #pragma once
@@ -33,6 +33,10 @@
 #include "orchestra/rl_state.hpp"
 
 namespace orchestra {
+
+// How an epoch's data is shared out: in proportion to speed (Orchestra 3.1.2), or left to the
+// environment's B_i * tau_i split (empty data_shares).
+enum class DataPartition { Speed, Steps };
 
 enum class BarrierSource {
   Lcm,    // "orchestra-lcm": T* of the LCM heuristic (3.1.1)
@@ -52,12 +56,12 @@ struct BarrierControllerOptions {
   // What T* minimizes (lcm_heuristic.hpp): Idle, 3.1.1's t_W read literally (this struct's default,
   // the paper's rule), or Utilization, the least busy worker's non-computing share of a round with
   // the all-reduce time C counted (the default of the orchestra-lcm policy in experiment configs,
-  // experiments/orchestra_options.hpp). C comes from ClusterView::allreduce_ms at start() and from
+  // experiments/registry/orchestra_options.hpp). C comes from ClusterView::allreduce_ms at start() and from
   // the measured rounds' comm_ms after every epoch.
   LcmObjective lcm_objective = LcmObjective::Idle;
   double action_unit_ms = 0;     // ms per action step; 0: the fastest worker's probed batch time
   bool rerun_lcm_each_epoch = true;  // Lcm only: re-run the heuristic on measured times (see above)
-  bool speed_partition = true;   // false: empty data_shares (the environment's B_i*tau_i split)
+  DataPartition partition = DataPartition::Speed;
   int probe_repetitions = 5;     // probes per worker at start(); their median is t_b^n
   int horizon_epochs = 0;        // episode length for the RL state's progress entry; 0 unknown
 

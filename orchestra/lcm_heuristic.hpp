@@ -2,7 +2,7 @@
 // a barrier T so that every worker's tau_n = floor(T / t_b^n) local steps end as close to T as the
 // spread constraint M allows.
 //
-// The paper's steps, as this toolkit reads them (DESIGN.md):
+// The paper's steps, as this toolkit reads them (docs/ARCHITECTURE.md "Reading the papers"):
 //   (1) T = max_n t_b^n, the slowest worker's batch time;
 //   (2) idle time at T: t_W = max_n mod(T, t_b^n) = max_n (T - tau_n t_b^n);
 //   (3) raise T and repeat while max_n tau_n - min_n tau_n <= M;

@@ -24,7 +24,7 @@ case "$mode" in
     flags="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
     # allocator_may_return_null=1: a failed allocation returns null, as glibc's malloc does, instead
     # of aborting. c10 turns the null into the exception LBB's profiler relies on (Alg. 1 lines 10-12);
-    # test_lbb_e2e asks for an 8 PB batch on purpose to check it.
+    # test_e2e (the LBB testbed) asks for an 8 PB batch on purpose to check it.
     export ASAN_OPTIONS="detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1:allocator_may_return_null=1"
     export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$supp/ubsan.supp"

@@ -1,5 +1,5 @@
 // A small results directory written by hand, shaped like `orchestra run`'s output
-// (experiments/results_files.cpp), for the compare and plot tests. Values are chosen so that the
+// (experiments/results/results_files.cpp), for the compare and plot tests. Values are chosen so that the
 // table's numbers can be worked out by hand:
 //   dsgd:    time to target 100 s, idle per worker [10, 20] s  -> speedup 1.00x, idle 15.00
 //   lbb:     time to target  50 s, idle per worker [5, 15] s   -> speedup 2.00x, idle 10.00
@@ -51,12 +51,12 @@ inline void write_results(const std::string& dir) {
   write_policy(dir, "dsgd", "100", "[10, 20]", rounds_without_barrier());
   write_policy(dir, "lbb", "50", "[5, 15]", rounds_without_barrier());
   write_policy(dir, "fixed-t", "null", "[1, 3]", rounds_with_barrier());
-  // The run order is the order the folders were completed in; set it, as a fast disk may give
+  // The run order is the order the folders were completed in (epochs.csv's time); set it, as a fast disk may give
   // all three the same time stamp.
   const auto now = std::filesystem::file_time_type::clock::now();
-  std::filesystem::last_write_time(dir + "/dsgd/summary.json", now - std::chrono::seconds(30));
-  std::filesystem::last_write_time(dir + "/lbb/summary.json", now - std::chrono::seconds(20));
-  std::filesystem::last_write_time(dir + "/fixed-t/summary.json", now - std::chrono::seconds(10));
+  std::filesystem::last_write_time(dir + "/dsgd/epochs.csv", now - std::chrono::seconds(30));
+  std::filesystem::last_write_time(dir + "/lbb/epochs.csv", now - std::chrono::seconds(20));
+  std::filesystem::last_write_time(dir + "/fixed-t/epochs.csv", now - std::chrono::seconds(10));
 }
 
 }  // namespace testing

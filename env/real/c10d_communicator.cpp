@@ -1,0 +1,221 @@
+// USE_C10D_GLOO (and USE_C10D_NCCL with CUDA) come from env/CMakeLists.txt: the c10d headers hide
+// their classes behind them, and Debian's TorchConfig.cmake does not export them although its
+// libtorch_cpu is built with Gloo (it links libgloo.so.0 and exports ProcessGroupGloo).
+#include "env/real/c10d_communicator.hpp"
+#include "common/errors.hpp"
+
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+
+#if ORCHESTRA_HAVE_NCCL
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#include <torch/cuda.h>
+#endif
+
+namespace env {
+namespace {
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+// What the transport's error means for someone reading the log of a failed run.
+std::string explain(const std::string& detail, std::chrono::milliseconds timeout) {
+  const auto has = [&](const char* s) { return detail.find(s) != std::string::npos; };
+  const std::string seconds = std::to_string(timeout.count() / 1000.0).substr(0, 5) + " s";
+  if (has("imed out") || has("imeout") || has("timed out"))
+    return "no answer within the timeout of " + seconds + " (a worker hung or is far slower than the timeout allows)";
+  if (has("closed by peer") || has("reset by peer") || has("Broken pipe") || has("Connection refused") || has("EOF"))
+    return "a peer closed its connection (a worker died or stopped)";
+  return "transport error";
+}
+
+// libtorch reports through c10::Error; the backtrace stays out of the one-line message.
+std::string reason_of(const std::exception& e) {
+  if (const auto* c10 = dynamic_cast<const c10::Error*>(&e)) return first_line(c10->what_without_backtrace());
+  return first_line(e.what());
+}
+
+bool is_loopback(const std::string& host) { return host == "localhost" || host.rfind("127.", 0) == 0; }
+
+}  // namespace
+
+const char* backend_name(CommBackend backend) { return backend == CommBackend::Nccl ? "nccl" : "gloo"; }
+
+bool nccl_available() {
+#if ORCHESTRA_HAVE_NCCL
+  return torch::cuda::is_available();
+#else
+  return false;
+#endif
+}
+
+std::string broadcast_bytes(Communicator& comm, const std::string& bytes, int root, const std::string& what) {
+  torch::Tensor size = torch::full({1}, static_cast<std::int64_t>(bytes.size()), torch::kInt64);
+  comm.broadcast(size, root, what + " (size)");
+  const std::int64_t n = size.item<std::int64_t>();
+  if (n < 0 || n > (std::int64_t{1} << 30)) throw common::CommError(comm.describe() + ": " + what + ": implausible message size " + std::to_string(n));
+  torch::Tensor payload = torch::zeros({n}, torch::kUInt8);
+  if (comm.rank() == root && n > 0) std::memcpy(payload.data_ptr<std::uint8_t>(), bytes.data(), bytes.size());
+  if (n > 0) comm.broadcast(payload, root, what);
+  return std::string(reinterpret_cast<const char*>(payload.data_ptr<std::uint8_t>()), static_cast<std::size_t>(n));
+}
+
+// ---------------------------------------------------------------------------------------------
+
+struct RendezvousServer::Impl {
+  c10::intrusive_ptr<c10d::TCPStore> store;
+};
+
+RendezvousServer::RendezvousServer(int port, std::chrono::milliseconds timeout) : impl_(std::make_unique<Impl>()) {
+  c10d::TCPStoreOptions options;
+  options.port = static_cast<std::uint16_t>(port);
+  options.isServer = true;
+  options.waitWorkers = false;  // the workers are counted by the process group's own rendezvous
+  options.timeout = timeout;
+  try {
+    impl_->store = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", options);
+  } catch (const std::exception& e) {
+    throw common::CommError("cannot host the rendezvous store on port " + std::to_string(port) + ": " + reason_of(e));
+  }
+}
+
+RendezvousServer::~RendezvousServer() = default;
+
+int RendezvousServer::port() const { return impl_->store->getPort(); }
+
+// ---------------------------------------------------------------------------------------------
+
+struct C10dCommunicator::Impl {
+  RendezvousSpec spec;
+  c10::intrusive_ptr<c10d::Store> store;
+  c10::intrusive_ptr<c10d::ProcessGroup> group;
+  torch::Device device = torch::kCPU;  // where the collectives run (CUDA under NCCL)
+
+  [[noreturn]] void fail(const std::string& what, const std::exception& e) const {
+    const std::string detail = reason_of(e);
+    throw common::CommError(std::string(backend_name(spec.backend)) + " rank " + std::to_string(spec.rank) + "/" +
+                    std::to_string(spec.world_size) + ": " + what + " failed: " + explain(detail, spec.timeout) + " [" +
+                    detail + "]");
+  }
+
+  // Every collective waits at most the timeout: no blocking wait without one.
+  void run(const std::string& what, const std::function<c10::intrusive_ptr<c10d::Work>()>& start) {
+    if (!group) throw common::CommError("rank " + std::to_string(spec.rank) + ": " + what + ": the process group was abandoned");
+    try {
+      start()->wait(spec.timeout);
+    } catch (const std::exception& e) {
+      fail(what, e);
+    }
+  }
+};
+
+C10dCommunicator::C10dCommunicator(const RendezvousSpec& spec) : impl_(std::make_unique<Impl>()) {
+  impl_->spec = spec;
+  if (spec.world_size < 1 || spec.rank < 0 || spec.rank >= spec.world_size)
+    throw common::CommError("rank " + std::to_string(spec.rank) + " outside world size " + std::to_string(spec.world_size));
+  c10d::TCPStoreOptions options;
+  options.port = static_cast<std::uint16_t>(spec.master_port);
+  options.isServer = false;
+  options.timeout = spec.timeout;
+  try {
+    auto tcp = c10::make_intrusive<c10d::TCPStore>(spec.master_addr, options);
+    impl_->store = c10::make_intrusive<c10d::PrefixStore>("orchestra", tcp);
+  } catch (const std::exception& e) {
+    impl_->fail("connecting to the rendezvous store at " + spec.master_addr + ":" + std::to_string(spec.master_port), e);
+  }
+  try {
+    if (spec.backend == CommBackend::Nccl) {
+#if ORCHESTRA_HAVE_NCCL
+      if (!torch::cuda::is_available()) throw common::CommError("the nccl backend needs a CUDA device; none is visible");
+      impl_->device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(spec.local_rank % torch::cuda::device_count()));
+      // Without async error handling a failed NCCL collective never completes and wait() cannot time out.
+      ::setenv("NCCL_ASYNC_ERROR_HANDLING", "1", 0);
+      auto options_nccl = c10d::ProcessGroupNCCL::Options::create();
+      options_nccl->timeout = spec.timeout;
+      impl_->group = c10::make_intrusive<c10d::ProcessGroupNCCL>(impl_->store, spec.rank, spec.world_size, options_nccl);
+#else
+      throw common::CommError("the nccl backend is not available: this libtorch was built without CUDA (use gloo)");
+#endif
+    } else {
+      auto options_gloo = c10d::ProcessGroupGloo::Options::create(spec.timeout);
+      // GLOO_SOCKET_IFNAME picks the interface on multi-homed machines, as in PyTorch.
+      if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"))
+        options_gloo->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(ifname));
+      else if (is_loopback(spec.master_addr))
+        options_gloo->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+      else
+        options_gloo->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
+      options_gloo->threads = 1;  // one collective at a time: the round loop never overlaps them
+      impl_->group = c10::make_intrusive<c10d::ProcessGroupGloo>(impl_->store, spec.rank, spec.world_size, options_gloo);
+    }
+  } catch (const common::CommError&) {
+    throw;
+  } catch (const std::exception& e) {
+    impl_->fail("building the process group (every rank must arrive within the timeout)", e);
+  }
+}
+
+C10dCommunicator::~C10dCommunicator() = default;
+
+int C10dCommunicator::rank() const { return impl_->spec.rank; }
+int C10dCommunicator::world_size() const { return impl_->spec.world_size; }
+std::chrono::milliseconds C10dCommunicator::timeout() const { return impl_->spec.timeout; }
+
+std::string C10dCommunicator::describe() const {
+  return std::string(backend_name(impl_->spec.backend)) + " rank " + std::to_string(impl_->spec.rank) + "/" +
+         std::to_string(impl_->spec.world_size);
+}
+
+void C10dCommunicator::all_reduce_sum(std::vector<torch::Tensor>& tensors, const std::string& what) {
+  if (tensors.empty()) return;
+  // One flat buffer: c10d's vector argument means "one tensor per local device", not a list of
+  // parameters, and one message is cheaper than one per layer.
+  std::vector<torch::Tensor> flat_parts;
+  for (const auto& t : tensors) flat_parts.push_back(t.reshape({-1}));
+  std::vector<torch::Tensor> buffer{torch::cat(flat_parts).to(impl_->device)};
+  impl_->run(what, [&] { return impl_->group->allreduce(buffer); });
+  const torch::Tensor result = buffer[0].to(torch::kCPU);
+  torch::NoGradGuard no_grad;
+  std::int64_t offset = 0;
+  for (auto& t : tensors) {
+    t.copy_(result.slice(0, offset, offset + t.numel()).view_as(t));
+    offset += t.numel();
+  }
+}
+
+void C10dCommunicator::broadcast(torch::Tensor& tensor, int root, const std::string& what) {
+  std::vector<torch::Tensor> buffer{tensor.contiguous().to(impl_->device)};
+  c10d::BroadcastOptions options;
+  options.rootRank = root;
+  options.timeout = impl_->spec.timeout;
+  impl_->run(what, [&] { return impl_->group->broadcast(buffer, options); });
+  tensor.copy_(buffer[0].to(torch::kCPU));
+}
+
+torch::Tensor C10dCommunicator::all_gather(const torch::Tensor& input, const std::string& what) {
+  const int n = impl_->spec.world_size;
+  std::vector<torch::Tensor> in{input.contiguous().to(impl_->device)};
+  std::vector<std::vector<torch::Tensor>> out(1);
+  for (int r = 0; r < n; ++r) out[0].push_back(torch::empty_like(in[0]));
+  impl_->run(what, [&] { return impl_->group->allgather(out, in); });
+  return torch::stack(out[0]).to(torch::kCPU);
+}
+
+void C10dCommunicator::barrier(const std::string& what) {
+  c10d::BarrierOptions options;
+  options.timeout = impl_->spec.timeout;
+  impl_->run(what, [&] { return impl_->group->barrier(options); });
+}
+
+void C10dCommunicator::abandon() {
+  // Deliberately leaked: destroying a group whose peer died joins a transport thread that may still
+  // be blocked until its own timeout, and the process is about to exit anyway.
+  if (impl_->group) (void)impl_->group.release();
+  if (impl_->store) (void)impl_->store.release();
+}
+
+}  // namespace env

@@ -1,0 +1,68 @@
+// The Communicator of real runs: c10d's ProcessGroupGloo on CPU, ProcessGroupNCCL when libtorch
+// was built with CUDA (ORCHESTRA_HAVE_NCCL; compiled away otherwise). Rendezvous goes through a
+// c10d::TCPStore hosted by RendezvousServer (the launcher on node 0, as torchrun's agent does).
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "env/real/communicator.hpp"
+#include "common/errors.hpp"
+
+namespace env {
+
+enum class CommBackend { Gloo, Nccl };
+
+struct RendezvousSpec {
+  std::string master_addr = "127.0.0.1";  // where the TCPStore listens
+  int master_port = 0;                    // its port (RendezvousServer::port())
+  int rank = 0;
+  int world_size = 1;
+  int local_rank = 0;                     // rank on this machine: picks the GPU under NCCL
+  std::chrono::milliseconds timeout{60000};  // every store call and every collective
+  CommBackend backend = CommBackend::Gloo;
+};
+
+// Hosts the TCPStore every rank connects to. Port 0 asks the OS for a free port (single-node
+// runs); a multi-machine run passes the agreed --master-port.
+class RendezvousServer {
+ public:
+  RendezvousServer(int port, std::chrono::milliseconds timeout);
+  ~RendezvousServer();
+  RendezvousServer(const RendezvousServer&) = delete;
+  RendezvousServer& operator=(const RendezvousServer&) = delete;
+  int port() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+class C10dCommunicator final : public Communicator {
+ public:
+  // Connects to the store and builds the process group; throws common::CommError when the store cannot be
+  // reached or not every rank arrives within the timeout.
+  explicit C10dCommunicator(const RendezvousSpec& spec);
+  ~C10dCommunicator() override;
+
+  int rank() const override;
+  int world_size() const override;
+  std::chrono::milliseconds timeout() const override;
+  std::string describe() const override;
+  void all_reduce_sum(std::vector<torch::Tensor>& tensors, const std::string& what) override;
+  void broadcast(torch::Tensor& tensor, int root, const std::string& what) override;
+  torch::Tensor all_gather(const torch::Tensor& input, const std::string& what) override;
+  void barrier(const std::string& what) override;
+  void abandon() override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// True when this build has ProcessGroupNCCL and a CUDA device is visible.
+bool nccl_available();
+const char* backend_name(CommBackend backend);
+
+}  // namespace env

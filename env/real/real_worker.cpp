@@ -1,0 +1,238 @@
+#include "env/real/real_worker.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <thread>
+
+#include "common/errors.hpp"
+#include "env/sim/simulation.hpp"
+
+namespace env {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); }
+
+}  // namespace
+
+RealWorker::RealWorker(const RealWorkerSpec& spec, std::shared_ptr<const DatasetPair> data, Communicator& comm)
+    : spec_(spec), data_(std::move(data)), comm_(comm), order_(data_ ? data_->train.size() : 0, derive_seed(spec.seed, 2), true) {
+  if (!data_) throw std::invalid_argument("a real run needs a dataset");
+  if (spec_.training.timing_only) throw std::invalid_argument("a real run trains for real: training.timing_only must be false");
+  if (spec_.cluster.num_workers() != comm_.world_size())
+    throw std::invalid_argument("real run: the cluster lists " + std::to_string(spec_.cluster.num_workers()) + " workers for " +
+                                std::to_string(comm_.world_size()) + " ranks");
+  const auto& images = data_->train.images;
+  // Seeds as the simulator's ReplicaSet does, so rank r starts from the simulator's replica r.
+  replicas_ = std::make_unique<ReplicaSet>(spec_.training.model, std::vector<std::int64_t>{images.size(1), images.size(2), images.size(3)},
+                                           data_->train.num_classes, 1, spec_.training.optimizer, spec_.seed);
+}
+
+std::vector<torch::Tensor> RealWorker::state() {
+  Classifier& model = replicas_->model(0);
+  std::vector<torch::Tensor> out = model.parameters();
+  for (const auto& b : model.buffers())
+    if (b.is_floating_point()) out.push_back(b);
+  return out;
+}
+
+double RealWorker::epoch_progress() const {
+  if (!in_epoch_ || order_.samples() == 0) return 0.0;
+  return static_cast<double>(order_.consumed()) / static_cast<double>(order_.samples());
+}
+
+void RealWorker::check(const RoundPlan& plan) const { validate_plan(plan, spec_.cluster, in_epoch_, epoch_aggregation_); }
+
+void RealWorker::start_at_epoch(int epoch) {
+  epoch_ = epoch;
+  in_epoch_ = false;
+}
+
+void RealWorker::broadcast_model_from(int root) {
+  for (auto& t : state()) {
+    torch::NoGradGuard no_grad;
+    comm_.broadcast(t, root, "resume: weights from rank " + std::to_string(root));
+  }
+}
+
+// The same epoch set-up as Simulation::begin_epoch (round_rules.hpp), so one seed gives the
+// simulator's data split and learning rate.
+void RealWorker::begin_epoch(const RoundPlan& plan) {
+  epoch_aggregation_ = plan.aggregation;
+  open_epoch(order_, epoch_, plan);
+  in_epoch_ = true;
+  if (spec_.training.lr_schedule == LrSchedule::Cosine)
+    replicas_->set_learning_rate(cosine_learning_rate(spec_.training.optimizer.lr, epoch_, spec_.training.planned_epochs));
+}
+
+std::pair<torch::Tensor, torch::Tensor> RealWorker::gather(IndexSpan span) const {
+  auto index = torch::from_blob(const_cast<std::int64_t*>(span.data), {span.size}, torch::kInt64);
+  return {data_->train.images.index_select(0, index), data_->train.labels.index_select(0, index)};
+}
+
+double RealWorker::timed(const std::function<void()>& step, double clock_ms) {
+  const auto start = Clock::now();
+  step();
+  const double measured = ms_since(start);
+  double ms = measured;
+  for (const auto& p : spec_.perturbations)
+    if (p.active_at(clock_ms / 1000.0)) ms = ms * p.slowdown + p.add_ms;
+  // A slowdown below 1 cannot make this machine faster; only the extra time is simulated.
+  if (ms > measured) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms - measured));
+  return std::max(ms, measured);
+}
+
+RealRoundStats RealWorker::run_round(std::int64_t round, const RoundPlan& plan, double clock_ms) {
+  check(plan);
+  if (!in_epoch_) begin_epoch(plan);
+  round_ = round;
+  round_start_ = Clock::now();
+  round_clock_ms_ = clock_ms;
+  RealRoundStats stats;
+  stats.round = round;
+  if (plan.aggregation == Aggregation::GradientAllReduce)
+    run_gradient_round(plan, stats);
+  else
+    run_average_round(plan, stats);
+  if (order_.exhausted()) {
+    stats.epoch_end = true;
+    in_epoch_ = false;
+    ++epoch_;
+  }
+  return stats;
+}
+
+// The simulator's split of the global batch (stream_batch_sizes); LBB Sec. 3.2.4's weighted gradient.
+void RealWorker::run_gradient_round(const RoundPlan& plan, RealRoundStats& stats) {
+  const std::size_t n = plan.workers.size();
+  const std::vector<std::int64_t> sizes = stream_batch_sizes(plan.workers, order_.stream_remaining());
+  const std::int64_t available = std::accumulate(sizes.begin(), sizes.end(), std::int64_t{0});
+  if (available == 0) throw common::PlanError("the plan processes no samples");
+
+  const auto me = static_cast<std::size_t>(comm_.rank());
+  IndexSpan mine;
+  for (std::size_t i = 0; i < n; ++i) {
+    const IndexSpan span = order_.take_stream(sizes[i]);
+    if (i == me) mine = span;
+  }
+  Classifier& model = replicas_->model(0);
+  auto& optimizer = replicas_->optimizer(0);
+  optimizer.zero_grad();
+  if (mine.size > 0) {
+    const auto batch = gather(mine);
+    const torch::Tensor& x = batch.first;
+    const torch::Tensor& y = batch.second;
+    const double weight = static_cast<double>(mine.size) / static_cast<double>(available);  // B_i / B
+    stats.worker.compute_ms = timed(
+        [&] {
+          auto loss = torch::nn::functional::cross_entropy(model.forward(x), y);
+          (loss * weight).backward();
+          stats.loss_sum = loss.item<double>() * weight;
+        },
+        round_clock_ms_);
+    stats.worker.batch_size = static_cast<int>(mine.size);
+    stats.worker.local_steps = 1;
+    stats.worker.samples = static_cast<int>(mine.size);
+  }
+  stats.loss_count = 1;
+  // The sum of the weighted gradients, which every rank then applies (ReplicaSet::gradient_step).
+  std::vector<torch::Tensor> grads;
+  for (auto& p : model.parameters()) {
+    if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+    grads.push_back(p.grad());
+  }
+  const auto start = Clock::now();
+  comm_.all_reduce_sum(grads, "gradient all-reduce of round " + std::to_string(round_));
+  stats.sync_ms += ms_since(start);
+  optimizer.step();
+}
+
+// Simulation::run_average_round with real steps: tau_i local steps on this rank's shard, MLLSGD's
+// intra-server averages every H1 steps, then the global average (Orchestra Eq. 2).
+void RealWorker::run_average_round(const RoundPlan& plan, RealRoundStats& stats) {
+  const std::size_t n = plan.workers.size();
+  const auto me = static_cast<std::size_t>(comm_.rank());
+  std::vector<std::int64_t> steps(n, 0);
+  std::vector<std::int64_t> samples(n, 0);
+  std::int64_t longest = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    steps[i] = std::min<std::int64_t>(plan.workers[i].local_steps, batches_left(order_.shard_remaining(static_cast<int>(i)), plan.workers[i].batch_size));
+    longest = std::max(longest, steps[i]);
+  }
+  if (longest == 0) throw common::PlanError("the plan processes no samples: the workers with data left in this epoch have batch 0 or no local steps");
+  const std::int64_t chunk = plan.server_average_every > 0 ? plan.server_average_every : longest;
+  for (std::int64_t first = 0; first < longest; first += chunk) {
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::int64_t s = first; s < std::min(first + chunk, steps[i]); ++s) {
+        const IndexSpan batch = order_.take_shard(static_cast<int>(i), plan.workers[i].batch_size);
+        samples[i] += batch.size;
+        if (i != me) continue;
+        const auto xy = gather(batch);
+        const torch::Tensor& x = xy.first;
+        const torch::Tensor& y = xy.second;
+        const double now = round_clock_ms_ + ms_since(round_start_);
+        stats.worker.compute_ms += timed([&] { stats.loss_sum += replicas_->local_step(0, x, y); }, now);
+        stats.worker.batch_size = std::max(stats.worker.batch_size, static_cast<int>(batch.size));
+        stats.worker.samples += static_cast<int>(batch.size);
+        ++stats.worker.local_steps;
+        ++stats.loss_count;
+      }
+    if (plan.server_average_every <= 0 || first + chunk >= longest) continue;
+    // Every rank joins every server's all-reduce (a rank outside the server adds zeros): c10d
+    // collectives are over the whole group, and this keeps one group for the run.
+    const auto server_of = [&](std::size_t i) { return spec_.cluster.workers[i].server; };
+    for (int server = 0; server < spec_.cluster.num_servers(); ++server) {
+      int members = 0;
+      for (std::size_t i = 0; i < n; ++i) members += server_of(i) == server && steps[i] > first;
+      if (members == 0) continue;
+      const bool member = server_of(me) == server && steps[me] > first;
+      average(member ? 1.0 / members : 0.0, member, "server " + std::to_string(server) + " average of round " + std::to_string(round_), stats);
+    }
+  }
+  double total = 0;
+  int members = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (steps[i] > 0) total += static_cast<double>(samples[i]), ++members;
+  double weight = 0;
+  if (steps[me] > 0) weight = plan.weighting == AverageWeighting::BySamples ? static_cast<double>(samples[me]) / total : 1.0 / members;
+  average(weight, true, "model average of round " + std::to_string(round_), stats);
+}
+
+void RealWorker::average(double my_weight, bool receive, const std::string& what, RealRoundStats& stats) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> mine = state();
+  std::vector<torch::Tensor> sum;
+  for (const auto& t : mine) sum.push_back(t * my_weight);  // 0 for a rank outside the average
+  const auto start = Clock::now();
+  comm_.all_reduce_sum(sum, what);
+  stats.sync_ms += ms_since(start);
+  if (!receive) return;
+  for (std::size_t k = 0; k < mine.size(); ++k) mine[k].copy_(sum[k]);
+}
+
+double RealWorker::probe_ms(int batch, double clock_ms) {
+  if (batch <= 0) return 0.0;
+  const std::int64_t n = data_->train.size();
+  auto index = torch::arange(batch, torch::kInt64).remainder(n);
+  auto x = data_->train.images.index_select(0, index);
+  auto y = data_->train.labels.index_select(0, index);
+  Classifier& model = replicas_->model(0);
+  // Probing must not train: buffers (BatchNorm statistics) and gradients are restored after.
+  std::vector<torch::Tensor> buffers;
+  for (const auto& b : model.buffers()) buffers.push_back(b.clone());
+  const double ms = timed(
+      [&] {
+        auto loss = torch::nn::functional::cross_entropy(model.forward(x), y);
+        loss.backward();
+      },
+      clock_ms);
+  replicas_->optimizer(0).zero_grad();
+  torch::NoGradGuard no_grad;
+  auto live = model.buffers();
+  for (std::size_t k = 0; k < live.size(); ++k) live[k].copy_(buffers[k]);
+  return ms;
+}
+
+}  // namespace env

@@ -1,0 +1,86 @@
+#include "env/train/local_sgd_env.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "common/errors.hpp"
+#include "env/sim/round_rules.hpp"
+
+namespace env {
+
+std::vector<std::int64_t> input_shape_of(const DataSpec& spec) {
+  switch (spec.kind) {
+    case DatasetKind::FashionMnist:
+    case DatasetKind::Mnist: return {1, 28, 28};
+    case DatasetKind::Cifar10: return {3, 32, 32};
+    case DatasetKind::Synthetic: return {spec.synthetic_channels, spec.synthetic_side, spec.synthetic_side};
+  }
+  return {};
+}
+
+LocalSgdEnv::LocalSgdEnv(EnvSpec spec, std::shared_ptr<const DatasetPair> data, std::uint64_t seed,
+                         std::vector<std::int64_t> input_shape)
+    : training_(spec.training), data_(std::move(data)) {
+  const int workers = spec.simulation.cluster.num_workers();
+  if (!training_.timing_only) {
+    if (!data_) throw std::invalid_argument("a training run needs a dataset");
+    const auto& images = data_->train.images;
+    const std::vector<std::int64_t> shape{images.size(1), images.size(2), images.size(3)};
+    replicas_ = std::make_unique<ReplicaSet>(training_.model, shape, data_->train.num_classes, workers,
+                                             training_.optimizer, seed);
+    spec.simulation.train_samples = data_->train.size();
+    if (spec.simulation.message_bytes <= 0) spec.simulation.message_bytes = replicas_->parameter_bytes();
+  }
+  if (training_.timing_only && spec.simulation.message_bytes <= 0)
+    spec.simulation.message_bytes = parameter_bytes(*make_model(training_.model, input_shape, 10));
+  if (spec.simulation.train_samples <= 0) throw std::invalid_argument("the environment needs train_samples > 0");
+  if (spec.simulation.message_bytes <= 0) throw std::invalid_argument("the environment needs message_bytes > 0");
+  simulation_ = std::make_unique<Simulation>(std::move(spec.simulation), seed,
+                                             training_.timing_only ? nullptr : static_cast<TrainingHooks*>(this));
+}
+
+EpochReport LocalSgdEnv::finish_epoch() {
+  EpochReport report = simulation_->finish_epoch();
+  const EvalResult eval = evaluate();
+  report.accuracy = eval.accuracy;
+  report.loss = eval.loss;
+  return report;
+}
+
+EvalResult LocalSgdEnv::evaluate() {
+  if (!replicas_) return {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
+  return replicas_->evaluate(data_->test);
+}
+
+void LocalSgdEnv::begin_epoch(int epoch) {
+  if (training_.lr_schedule != LrSchedule::Cosine) return;
+  replicas_->set_learning_rate(cosine_learning_rate(training_.optimizer.lr, epoch, training_.planned_epochs));
+}
+
+std::pair<torch::Tensor, torch::Tensor> LocalSgdEnv::gather(IndexSpan span) const {
+  // The span points into EpochData's order, which outlives this call; from_blob does not copy.
+  auto index = torch::from_blob(const_cast<std::int64_t*>(span.data), {span.size}, torch::kInt64);
+  return {data_->train.images.index_select(0, index), data_->train.labels.index_select(0, index)};
+}
+
+double LocalSgdEnv::gradient_round(const std::vector<IndexSpan>& batches) {
+  std::vector<torch::Tensor> inputs, targets;
+  for (const auto& span : batches) {
+    auto [x, y] = gather(span);
+    inputs.push_back(x);
+    targets.push_back(y);
+  }
+  return replicas_->gradient_step(inputs, targets);
+}
+
+double LocalSgdEnv::local_step(int worker, IndexSpan batch) {
+  auto [x, y] = gather(batch);
+  return replicas_->local_step(worker, x, y);
+}
+
+void LocalSgdEnv::average(const std::vector<int>& members, const std::vector<double>& weights,
+                          const std::vector<int>& receivers) {
+  replicas_->average(members, weights, receivers);
+}
+
+}  // namespace env

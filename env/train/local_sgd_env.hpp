@@ -1,0 +1,75 @@
+// The local-SGD training environment: a simulated heterogeneous cluster whose workers train real
+// libtorch replicas on real data. One call runs one round of a policy's plan.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "env/round_cluster.hpp"
+#include "env/train/dataset.hpp"
+#include "env/train/models.hpp"
+#include "env/train/replicas.hpp"
+#include "env/sim/simulation.hpp"
+
+namespace env {
+
+// Cosine: lr_e = lr * (1 + cos(pi * e / planned_epochs)) / 2 at each epoch start (round_rules.hpp).
+enum class LrSchedule { Constant, Cosine };
+
+struct TrainingSpec {
+  ModelSpec model;
+  OptimizerSpec optimizer;
+  LrSchedule lr_schedule = LrSchedule::Constant;
+  int planned_epochs = 1;
+  bool timing_only = false;   // no gradients: only the clock runs (cluster-scale what-if studies)
+};
+
+struct EnvSpec {
+  SimulationSpec simulation;  // train_samples and message_bytes are filled in by the environment
+  TrainingSpec training;
+};
+
+// The simulated cluster of the run loop (RoundCluster) and the RL environment's substrate.
+class LocalSgdEnv : public RoundCluster, private TrainingHooks {
+ public:
+  // `data` may be null only for timing-only runs, which then use simulation.train_samples and, if
+  // message_bytes is 0, the size of the configured model for inputs of `input_shape`.
+  LocalSgdEnv(EnvSpec spec, std::shared_ptr<const DatasetPair> data, std::uint64_t seed,
+              std::vector<std::int64_t> input_shape = {1, 28, 28});
+
+  ClockKind clock_kind() const override { return ClockKind::Simulated; }
+  ClusterView view() override { return simulation_->view(); }
+  RoundReport run_round(const RoundPlan& plan) override { return simulation_->run_round(plan); }
+  bool epoch_finished() const { return simulation_->epoch_finished(); }
+  bool in_epoch() const override { return simulation_->in_epoch(); }
+  // Closes the epoch and evaluates the global model on the test set (skipped when timing-only).
+  EpochReport finish_epoch() override;
+  // Test accuracy and loss of the global model now (NaN when timing-only).
+  EvalResult evaluate() override;
+
+  double clock_ms() const override { return simulation_->clock_ms(); }
+  int epoch() const override { return simulation_->epoch(); }
+  std::int64_t rounds() const override { return simulation_->rounds(); }
+  double epoch_progress() const override { return simulation_->epoch_progress(); }
+  double message_bytes() const { return simulation_->spec().message_bytes; }
+  ReplicaSet* replicas() { return replicas_.get(); }
+
+ private:
+  void begin_epoch(int epoch) override;
+  double gradient_round(const std::vector<IndexSpan>& batches) override;
+  double local_step(int worker, IndexSpan batch) override;
+  void average(const std::vector<int>& members, const std::vector<double>& weights,
+               const std::vector<int>& receivers) override;
+  std::pair<torch::Tensor, torch::Tensor> gather(IndexSpan span) const;
+
+  TrainingSpec training_;
+  std::shared_ptr<const DatasetPair> data_;
+  std::unique_ptr<ReplicaSet> replicas_;
+  std::unique_ptr<Simulation> simulation_;
+};
+
+// [C, H, W] of the samples a data spec produces (without reading the files).
+std::vector<std::int64_t> input_shape_of(const DataSpec& spec);
+
+}  // namespace env

@@ -1,0 +1,108 @@
+#include "env/train/replicas.hpp"
+
+#include "env/sim/cluster.hpp"
+
+namespace env {
+namespace {
+
+std::vector<torch::Tensor> state_tensors(Classifier& model) {
+  std::vector<torch::Tensor> out = model.parameters();
+  for (const auto& b : model.buffers())
+    if (b.is_floating_point()) out.push_back(b);
+  return out;
+}
+
+}  // namespace
+
+ReplicaSet::ReplicaSet(const ModelSpec& model, const std::vector<std::int64_t>& input_shape, int classes,
+                       int num_workers, const OptimizerSpec& optimizer, std::uint64_t seed) {
+  torch::manual_seed(derive_seed(seed, 11));  // the model's initialization comes from the config seed
+  for (int i = 0; i < num_workers; ++i) {
+    models_.push_back(make_model(model, input_shape, classes));
+    params_.push_back(state_tensors(*models_.back()));
+    optimizers_.push_back(std::make_unique<torch::optim::SGD>(
+        models_.back()->parameters(),
+        torch::optim::SGDOptions(optimizer.lr).momentum(optimizer.momentum).weight_decay(optimizer.weight_decay)));
+  }
+  torch::NoGradGuard no_grad;
+  for (int i = 1; i < num_workers; ++i)
+    for (std::size_t k = 0; k < params_[0].size(); ++k) params_[i][k].copy_(params_[0][k]);
+  parameter_bytes_ = env::parameter_bytes(*models_[0]);
+}
+
+double ReplicaSet::gradient_step(const std::vector<torch::Tensor>& inputs, const std::vector<torch::Tensor>& targets) {
+  std::int64_t total = 0;
+  for (const auto& t : targets) total += t.size(0);
+  if (total == 0) return 0.0;
+  Classifier& shared = *models_[0];
+  optimizers_[0]->zero_grad();
+  double loss_sum = 0;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::int64_t b = targets[i].size(0);
+    if (b == 0) continue;
+    const double weight = static_cast<double>(b) / static_cast<double>(total);  // B_i / B
+    auto loss = torch::nn::functional::cross_entropy(shared.forward(inputs[i]), targets[i]);
+    (loss * weight).backward();
+    loss_sum += loss.item<double>() * weight;
+  }
+  optimizers_[0]->step();
+  others_stale_ = models_.size() > 1;
+  return loss_sum;
+}
+
+double ReplicaSet::local_step(int worker, const torch::Tensor& input, const torch::Tensor& target) {
+  if (others_stale_) make_all_equal_to_first();
+  const auto i = static_cast<std::size_t>(worker);
+  optimizers_[i]->zero_grad();
+  auto loss = torch::nn::functional::cross_entropy(models_[i]->forward(input), target);
+  loss.backward();
+  optimizers_[i]->step();
+  return loss.item<double>();
+}
+
+void ReplicaSet::average(const std::vector<int>& members, const std::vector<double>& weights,
+                         const std::vector<int>& receivers) {
+  if (members.empty()) return;
+  if (others_stale_) make_all_equal_to_first();
+  torch::NoGradGuard no_grad;
+  for (std::size_t k = 0; k < params_[0].size(); ++k) {
+    torch::Tensor mean = params_[static_cast<std::size_t>(members[0])][k] * weights[0];
+    for (std::size_t m = 1; m < members.size(); ++m)
+      mean.add_(params_[static_cast<std::size_t>(members[m])][k], weights[m]);
+    for (int r : receivers) params_[static_cast<std::size_t>(r)][k].copy_(mean);
+  }
+}
+
+void ReplicaSet::make_all_equal_to_first() {
+  torch::NoGradGuard no_grad;
+  for (std::size_t i = 1; i < params_.size(); ++i)
+    for (std::size_t k = 0; k < params_[0].size(); ++k) params_[i][k].copy_(params_[0][k]);
+  others_stale_ = false;
+}
+
+void ReplicaSet::set_learning_rate(double lr) {
+  for (auto& opt : optimizers_)
+    for (auto& group : opt->param_groups()) static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
+}
+
+EvalResult ReplicaSet::evaluate(const Dataset& test) {
+  Classifier& model = *models_[0];
+  torch::NoGradGuard no_grad;
+  model.eval();
+  double loss_sum = 0;
+  std::int64_t correct = 0;
+  const std::int64_t n = test.size(), chunk = 2000;
+  for (std::int64_t start = 0; start < n; start += chunk) {
+    const std::int64_t end = std::min(n, start + chunk);
+    auto logits = model.forward(test.images.slice(0, start, end));
+    auto labels = test.labels.slice(0, start, end);
+    loss_sum += torch::nn::functional::cross_entropy(
+                    logits, labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
+                    .item<double>();
+    correct += logits.argmax(1).eq(labels).sum().item<std::int64_t>();
+  }
+  model.train();
+  return {static_cast<double>(correct) / static_cast<double>(n), loss_sum / static_cast<double>(n)};
+}
+
+}  // namespace env

@@ -1,0 +1,61 @@
+// The workers' model replicas and their optimizers: SGD with momentum and weight decay, local
+// steps, weighted gradient all-reduce and model averaging, evaluation.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "env/train/dataset.hpp"
+#include "env/round_plan.hpp"
+#include "env/train/models.hpp"
+
+namespace env {
+
+struct OptimizerSpec {
+  double lr = 0.05;
+  double momentum = 0.9;
+  double weight_decay = 5e-4;
+};
+
+class ReplicaSet {
+ public:
+  // All replicas start from the same weights, initialized from `seed`.
+  ReplicaSet(const ModelSpec& model, const std::vector<std::int64_t>& input_shape, int classes, int num_workers,
+             const OptimizerSpec& optimizer, std::uint64_t seed);
+
+  // SSGD / LBB (Alg. 3, Sec. 3.2.4): each worker's mean-loss gradient is weighted by B_i/B and the
+  // weighted gradients are summed, which is what the all-reduce delivers to every worker; every
+  // replica then applies the same update. The replicas stay bit-identical, so the simulator keeps
+  // them as one (replica 0) and accumulates the weighted gradients straight into it. Returns the
+  // sample-weighted mean training loss.
+  double gradient_step(const std::vector<torch::Tensor>& inputs, const std::vector<torch::Tensor>& targets);
+
+  // One local SGD step of `worker` on its own replica (Orchestra Eq. 2, second case).
+  double local_step(int worker, const torch::Tensor& input, const torch::Tensor& target);
+
+  // Model averaging (Orchestra Eq. 2, first case): the weighted average of `members`' parameters
+  // and buffers is written into every replica in `receivers`. Momentum buffers stay local.
+  void average(const std::vector<int>& members, const std::vector<double>& weights, const std::vector<int>& receivers);
+
+  void set_learning_rate(double lr);
+  EvalResult evaluate(const Dataset& test);  // on replica 0, which holds the global model after a sync
+  Classifier& model(int worker) { return *models_[static_cast<std::size_t>(worker)]; }
+  // Real runs (RealWorker) split a gradient step around the all-reduce: backward, collective, step.
+  torch::optim::SGD& optimizer(int worker) { return *optimizers_[static_cast<std::size_t>(worker)]; }
+  int num_workers() const { return static_cast<int>(models_.size()); }
+  double parameter_bytes() const { return parameter_bytes_; }
+
+ private:
+  void make_all_equal_to_first();  // after gradient steps, before local steps
+
+  std::vector<std::shared_ptr<Classifier>> models_;
+  std::vector<std::unique_ptr<torch::optim::SGD>> optimizers_;
+  std::vector<std::vector<torch::Tensor>> params_;   // per replica, parameters then floating buffers
+  bool others_stale_ = false;  // replicas 1..N-1 lag replica 0 after gradient steps
+  double parameter_bytes_ = 0;
+};
+
+}  // namespace env

@@ -1,0 +1,265 @@
+#include "experiments/analysis/plot_scripts.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "experiments/analysis/gnuplot.hpp"
+
+namespace experiments {
+namespace {
+
+std::string num(double v) {
+  if (!std::isfinite(v)) return "NaN";  // `set datafile missing 'NaN'` skips it
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.7g", v);
+  return buf;
+}
+
+// Settings every figure shares.
+std::string preamble(const std::string& title) {
+  return "# Made by `orchestra compare --plot`. Render: gnuplot -e \"set terminal pngcairo; set output 'f.png'\" THIS_FILE\n"
+         "set datafile missing 'NaN'\n"
+         "set grid lc rgb '#dddddd'\n"
+         "set border lc rgb '#555555'\n"
+         "# " + title + "\n";
+}
+
+// A text drawn as written: in gnuplot's enhanced mode "fixed_t" would set "t" as a subscript. The
+// terminal stays enhanced because its SVG then titles each series' group with the series' name.
+std::string text(const std::string& s) { return gnuplot_quote(s) + " noenhanced"; }
+
+std::string datablock(const std::string& name, const std::string& rows) { return "$" + name + " << EOD\n" + rows + "EOD\n"; }
+
+// Bucket means of a per-round series, so that a long run draws max_points points.
+struct Buckets {
+  std::size_t size = 1;
+  std::size_t count(std::size_t n) const { return (n + size - 1) / size; }
+};
+
+Buckets buckets_for(std::size_t rounds, std::size_t max_points) {
+  Buckets b;
+  if (max_points > 0 && rounds > max_points) b.size = (rounds + max_points - 1) / max_points;
+  return b;
+}
+
+double bucket_mean(const std::vector<double>& v, std::size_t bucket, const Buckets& b) {
+  double sum = 0;
+  int n = 0;
+  for (std::size_t i = bucket * b.size; i < std::min(v.size(), (bucket + 1) * b.size); ++i)
+    if (std::isfinite(v[i])) {
+      sum += v[i];
+      ++n;
+    }
+  return n ? sum / n : std::nan("");
+}
+
+std::string plot_command(const std::vector<std::string>& parts) {
+  std::string s = "plot ";
+  for (std::size_t i = 0; i < parts.size(); ++i) s += (i ? ", \\\n     " : "") + parts[i];
+  return s + "\n";
+}
+
+// One policy's line in a figure with a line per policy: its x-y rows as datablock $p<index>, its
+// plot clause, and its key entry.
+void add_policy_line(std::ostringstream& script, Figure& figure, std::vector<std::string>& parts, std::size_t index,
+                     const std::string& label, const std::string& rows) {
+  const std::string block = "p" + std::to_string(index);
+  script << datablock(block, rows);
+  parts.push_back("$" + block + " using 1:2 with linespoints pt 7 ps 0.6 lw 2 title " + text(label));
+  figure.series.push_back(label);
+}
+
+std::string shown_workers(std::size_t shown, std::size_t all) {
+  return shown < all ? " (first " + std::to_string(shown) + " of " + std::to_string(all) + " workers)" : std::string();
+}
+
+}  // namespace
+
+Figure accuracy_figure(const RunResults& run, const std::string& name) {
+  Figure f;
+  f.name = name;
+  f.title = "Test accuracy vs simulated time: " + run.name;
+  std::ostringstream s;
+  s << preamble(f.title);
+  std::vector<std::string> parts;
+  double target = std::nan("");
+  for (std::size_t i = 0; i < run.policies.size(); ++i) {
+    const PolicyResults& p = run.policies[i];
+    if (std::isfinite(p.target_accuracy)) target = p.target_accuracy;
+    std::string rows = "0 NaN\n";
+    // evals.csv has every evaluation; epochs.csv only the epoch ends (a run without evals.csv).
+    if (!p.evals.empty()) {
+      rows.clear();
+      for (const auto& e : p.evals) rows += num(e.sim_time_s) + " " + num(e.accuracy) + "\n";
+    } else if (!p.epoch_rows.empty()) {
+      rows.clear();
+      for (const auto& e : p.epoch_rows) rows += num(e.sim_time_s) + " " + num(e.accuracy) + "\n";
+    }
+    add_policy_line(s, f, parts, i, p.label, rows);
+  }
+  s << "set title " << text(f.title) << "\n"
+    << "set xlabel 'simulated time (s)'\nset ylabel 'test accuracy'\nset key bottom right box opaque\n";
+  if (std::isfinite(target)) {
+    s << "set arrow from graph 0, first " << num(target) << " to graph 1, first " << num(target)
+      << " nohead dashtype 2 lc rgb '#888888'\n"
+      << "set label " << text("target " + num(100 * target) + "%") << " at graph 0.01, first " << num(target)
+      << " offset 0,0.7 tc rgb '#666666'\n";
+  }
+  if (parts.empty()) parts.push_back("NaN notitle");  // a run without policies still renders
+  s << plot_command(parts);
+  f.script = s.str();
+  return f;
+}
+
+Figure epoch_time_figure(const RunResults& run, const std::string& name) {
+  Figure f;
+  f.name = name;
+  f.title = "Simulated time vs epoch (timing only): " + run.name;
+  std::ostringstream s;
+  s << preamble(f.title);
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < run.policies.size(); ++i) {
+    const PolicyResults& p = run.policies[i];
+    std::string rows = "0 0\n";
+    for (const auto& e : p.epoch_rows) rows += num(e.epoch) + " " + num(e.sim_time_s) + "\n";
+    add_policy_line(s, f, parts, i, p.label, rows);
+  }
+  s << "set title " << text(f.title) << "\n"
+    << "set xlabel 'epoch'\nset ylabel 'simulated time (s)'\nset key top left box opaque\nset xtics 1\n";
+  s << plot_command(parts);
+  f.script = s.str();
+  return f;
+}
+
+Figure iterations_figure(const PolicyResults& policy, const RoundSeries& rounds, const std::string& name,
+                         const FigureOptions& options) {
+  Figure f;
+  f.name = name;
+  const std::size_t shown = std::min(options.max_workers, rounds.workers.size());
+  const Buckets b = buckets_for(rounds.round.size(), options.max_points);
+  f.title = policy.label + ": compute time, batch size and straggler effect per round" + shown_workers(shown, rounds.workers.size());
+  const std::string per = b.size > 1 ? " (mean of " + std::to_string(b.size) + " rounds)" : std::string();
+  std::ostringstream s;
+  s << preamble(f.title);
+  for (std::size_t w = 0; w < shown; ++w) {
+    std::string rows;
+    for (std::size_t k = 0; k < b.count(rounds.round.size()); ++k)
+      rows += num(static_cast<double>(rounds.round[k * b.size])) + " " + num(bucket_mean(rounds.workers[w].compute_ms, k, b)) + " " +
+              num(bucket_mean(rounds.workers[w].batch_size, k, b)) + "\n";
+    s << datablock("w" + std::to_string(w), rows);
+    f.series.push_back(rounds.workers[w].name);
+  }
+  std::string se_rows;
+  for (std::size_t k = 0; k < b.count(rounds.round.size()); ++k)
+    se_rows += num(static_cast<double>(rounds.round[k * b.size])) + " " + num(bucket_mean(rounds.straggler_effect, k, b)) + "\n";
+  s << datablock("se", se_rows.empty() ? "0 NaN\n" : se_rows);
+  f.series.push_back("straggler effect");
+
+  auto worker_parts = [&](int column) {
+    std::vector<std::string> parts;
+    for (std::size_t w = 0; w < shown; ++w)
+      parts.push_back("$w" + std::to_string(w) + " using 1:" + std::to_string(column) + " with lines lw 1.5 title " +
+                      text(rounds.workers[w].name));
+    if (parts.empty()) parts.push_back("NaN notitle");
+    return parts;
+  };
+  s << "set multiplot layout 3,1 title " << text(f.title) << "\n"
+    << "set key outside right top\nset lmargin 12\nset rmargin 22\n"
+    << "set ylabel " << text("compute time (ms)" + per) << "\nunset xlabel\n"
+    << plot_command(worker_parts(2)) << "set ylabel 'local batch size'\n"
+    << plot_command(worker_parts(3)) << "set ylabel 'straggler effect (LBB Eq. 4)'\nset xlabel 'round'\nset yrange [0:*]\n"
+    << plot_command({"$se using 1:2 with lines lw 1.5 lc rgb '#aa0000' title 'straggler effect'"}) << "unset multiplot\n";
+  f.script = s.str();
+  return f;
+}
+
+Figure barrier_figure(const PolicyResults& policy, const RoundSeries& rounds, const std::string& name,
+                      const FigureOptions& options) {
+  Figure f;
+  f.name = name;
+  const std::size_t shown = std::min(options.max_workers, rounds.workers.size());
+  f.title = policy.label + ": barrier T and local steps tau_n per epoch" + shown_workers(shown, rounds.workers.size());
+  // Means over each epoch's rounds; epochs in rounds.csv count from 0, the figure from 1 like epochs.csv.
+  struct Sum {
+    double t = 0;
+    int t_n = 0;
+    std::vector<double> tau;
+    std::vector<int> tau_n;
+  };
+  std::map<int, Sum> epochs;
+  for (std::size_t r = 0; r < rounds.round.size(); ++r) {
+    Sum& e = epochs[rounds.epoch[r]];
+    e.tau.resize(shown, 0);
+    e.tau_n.resize(shown, 0);
+    if (std::isfinite(rounds.barrier_ms[r])) {
+      e.t += rounds.barrier_ms[r];
+      ++e.t_n;
+    }
+    for (std::size_t w = 0; w < shown; ++w)
+      if (std::isfinite(rounds.workers[w].local_steps[r])) {
+        e.tau[w] += rounds.workers[w].local_steps[r];
+        ++e.tau_n[w];
+      }
+  }
+  std::string rows;
+  for (const auto& [epoch, e] : epochs) {
+    rows += std::to_string(epoch + 1) + " " + num(e.t_n ? e.t / e.t_n : std::nan(""));
+    for (std::size_t w = 0; w < shown; ++w) rows += " " + num(e.tau_n[w] ? e.tau[w] / e.tau_n[w] : std::nan(""));
+    rows += "\n";
+  }
+  std::ostringstream s;
+  s << preamble(f.title) << datablock("epochs", rows.empty() ? "1 NaN\n" : rows);
+  f.series.push_back("T");
+  std::vector<std::string> tau_parts;
+  for (std::size_t w = 0; w < shown; ++w) {
+    tau_parts.push_back("$epochs using 1:" + std::to_string(w + 3) + " with linespoints pt 7 ps 0.7 lw 1.5 title " +
+                        text("tau " + rounds.workers[w].name));
+    f.series.push_back("tau " + rounds.workers[w].name);
+  }
+  if (tau_parts.empty()) tau_parts.push_back("NaN notitle");
+  s << "set multiplot layout 2,1 title " << text(f.title) << "\n"
+    << "set key outside right top\nset lmargin 12\nset rmargin 24\nset xtics 1\n"
+    << "set ylabel 'barrier T (ms)'\nunset xlabel\n"
+    << plot_command({"$epochs using 1:2 with linespoints pt 7 ps 0.8 lw 2 lc rgb '#0060ad' title 'T'"})
+    << "set ylabel 'local steps tau_n' noenhanced\nset xlabel 'epoch'\n" << plot_command(tau_parts) << "unset multiplot\n";
+  f.script = s.str();
+  return f;
+}
+
+Figure training_figure(const common::CsvTable& train, const std::string& name) {
+  Figure f;
+  f.name = name;
+  f.title = "A3C training: " + train.source;
+  // Counters (episodes done, messages dropped) only grow; the curves are the other columns.
+  std::vector<std::size_t> ys;
+  for (std::size_t c = 1; c < train.columns.size(); ++c)
+    if (train.columns[c] != "episodes" && train.columns[c] != "dropped") ys.push_back(c);
+  if (ys.empty() && train.columns.size() > 1) ys.push_back(1);
+  if (ys.size() > 4) ys.resize(4);  // more panels would be unreadable
+  std::string rows;
+  for (std::size_t r = 0; r < train.rows.size(); ++r) {
+    rows += num(train.number(r, 0));
+    for (const auto c : ys) rows += " " + num(train.number(r, c));
+    rows += "\n";
+  }
+  std::ostringstream s;
+  s << preamble(f.title) << datablock("train", rows.empty() ? "0 NaN\n" : rows);
+  s << "set multiplot layout " << std::max<std::size_t>(ys.size(), 1) << ",1 title " << text(f.title) << "\n"
+    << "set key top left\nset lmargin 12\n";
+  if (ys.empty()) s << plot_command({"NaN notitle"});
+  for (std::size_t i = 0; i < ys.size(); ++i) {
+    const std::string& column = train.columns[ys[i]];
+    s << "set ylabel " << text(column) << "\n";
+    if (i + 1 == ys.size()) s << "set xlabel " << text(train.columns[0]) << "\n";
+    s << plot_command({"$train using 1:" + std::to_string(i + 2) + " with lines lw 2 title " + text(column)});
+    f.series.push_back(column);
+  }
+  s << "unset multiplot\n";
+  f.script = s.str();
+  return f;
+}
+
+}  // namespace experiments

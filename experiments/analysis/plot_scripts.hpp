@@ -1,0 +1,50 @@
+// The gnuplot scripts of the figures a comparison needs. Each holds its data inline (datablocks)
+// and sets no terminal (gnuplot.hpp renders it as PNG and SVG). Pure functions of the results,
+// so they are tested without gnuplot.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/csv_table.hpp"
+#include "experiments/results/results_reader.hpp"
+#include "experiments/results/round_series.hpp"
+
+namespace experiments {
+
+struct Figure {
+  std::string name;    // file name without extension: accuracy_vs_time, <label>.iterations, ...
+  std::string title;   // the figure's title as drawn
+  std::string script;  // the gnuplot script
+  std::vector<std::string> series;  // the series' titles as drawn in the key
+};
+
+struct FigureOptions {
+  std::size_t max_workers = 16;  // per-worker figures draw the first this many workers
+  std::size_t max_points = 2000; // longer series are averaged over buckets of rounds (an SVG stays small)
+};
+
+// Test accuracy against simulated time for every policy of a run (Orchestra Fig. 3); a dashed line
+// marks the target accuracy.
+Figure accuracy_figure(const RunResults& run, const std::string& name);
+
+// For timing-only runs, which have no accuracy: simulated time at the end of each epoch, every
+// policy, from (0, 0); the slope is the time per epoch, and the first segment also holds the time
+// spent before the first epoch (LBB's profiling, Alg. 1).
+Figure epoch_time_figure(const RunResults& run, const std::string& name);
+
+// Per-worker compute time and batch size, and the straggler effect, per round (LBB Fig. 7).
+Figure iterations_figure(const PolicyResults& policy, const RoundSeries& rounds, const std::string& name,
+                         const FigureOptions& options);
+
+// The barrier T and each worker's local steps tau_n per epoch (Orchestra's policies: each
+// epoch's mean over its rounds, T being chosen at the start of the epoch).
+Figure barrier_figure(const PolicyResults& policy, const RoundSeries& rounds, const std::string& name,
+                      const FigureOptions& options);
+
+// The A3C training log (train.csv: update, episodes, mean_reward, mean_time_to_target_ms,
+// reached_share, dropped): every column against the first (`update`), one panel each (at most 4),
+// the counters `episodes` and `dropped` left out when other columns are there.
+Figure training_figure(const common::CsvTable& train, const std::string& name);
+
+}  // namespace experiments

@@ -1,0 +1,48 @@
+// Walks a subcommand's arguments (`orchestra COMMAND ARGS...`): flags, their values, positionals.
+// Every subcommand parses the same way, so wrong input reads the same everywhere:
+// "--seed: expected an integer in [0, ...], got 'x'", "--out needs a value".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "experiments/cli/commands.hpp"
+
+namespace experiments {
+
+class ArgCursor {
+ public:
+  explicit ArgCursor(const Args& args) : args_(args) {}
+
+  // Moves to the next argument; false after the last one.
+  bool next() { return ++index_ < args_.size(); }
+  const std::string& arg() const { return args_[index_]; }
+  bool is(const char* flag) const { return arg() == flag; }
+  bool is_help() const { return is("-h") || is("--help"); }
+  bool is_option() const { return !arg().empty() && arg()[0] == '-'; }
+
+  // The value after the current flag (consumed); UsageError if there is none.
+  const std::string& value();
+  // The value as an integer in [min, max]; UsageError naming the flag otherwise.
+  std::int64_t integer(std::int64_t min, std::int64_t max);
+
+ private:
+  const Args& args_;
+  std::size_t index_ = static_cast<std::size_t>(-1);
+};
+
+// `value` of `flag` as one of a typed enum's spellings; UsageError "--model: expected mlp, cnn or
+// resnet, got 'x'" otherwise.
+template <class E>
+E parse_option(const std::string& flag, const std::string& value, const std::vector<std::pair<const char*, E>>& spellings) {
+  std::string list;
+  for (std::size_t i = 0; i < spellings.size(); ++i) {
+    if (value == spellings[i].first) return spellings[i].second;
+    list += (i == 0 ? "" : i + 1 == spellings.size() ? " or " : ", ") + std::string(spellings[i].first);
+  }
+  throw UsageError(flag + ": expected " + list + ", got '" + value + "'");
+}
+
+}  // namespace experiments

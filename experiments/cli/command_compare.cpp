@@ -1,0 +1,93 @@
+// `orchestra compare`: the comparison table of one or several runs, and optionally their figures.
+#include <filesystem>
+#include <iostream>
+
+#include "common/atomic_file.hpp"
+#include "experiments/cli/cli_args.hpp"
+#include "experiments/cli/commands.hpp"
+#include "experiments/analysis/comparison.hpp"
+#include "experiments/analysis/plots.hpp"
+#include "experiments/results/results_reader.hpp"
+
+namespace experiments {
+
+namespace {
+
+const char* kCompareHelp = R"(usage: orchestra compare RESULTS_DIR... [--out DIR] [--plot] [--quiet]
+
+Compares the policies of one or several runs of `orchestra run`. RESULTS_DIR is an experiment's
+folder (results/quickstart), one policy's folder, or a folder of experiments (results/). Prints,
+per policy: time to target accuracy, speedup over `dsgd` (else over the run's first policy), final
+accuracy and loss, mean straggler effect, utilization and idle time per worker. Writes the table
+as DIR/compare.md and DIR/compare.csv.
+
+  --out DIR      where to write (default: RESULTS_DIR when one is given, else ./comparison)
+  --plot         also draw the figures with gnuplot into DIR/plots/, as PNG and SVG with the
+                 gnuplot script of each: accuracy_vs_time (time_vs_epoch for
+                 timing-only runs), <policy>.iterations,
+                 <policy>.barrier (Orchestra's T and tau_n), a3c_training (if train.csv)
+  --gnuplot PATH the gnuplot to run (default: gnuplot on PATH)
+  --quiet        print only errors
+
+example:
+  orchestra run configs/quickstart.yaml --out results/quickstart
+  orchestra compare results/quickstart --plot
+)";
+
+}  // namespace
+
+int command_compare(const Args& args) {
+  std::vector<std::string> dirs;
+  std::string out_dir;
+  bool plot = false;
+  bool quiet = false;
+  PlotOptions plot_options;
+  for (ArgCursor arg(args); arg.next();) {
+    const std::string& a = arg.arg();
+    const auto value = [&]() -> const std::string& { return arg.value(); };
+    if (a == "-h" || a == "--help") {
+      std::cout << kCompareHelp;
+      return 0;
+    } else if (a == "--out") {
+      out_dir = value();
+    } else if (a == "--plot") {
+      plot = true;
+    } else if (a == "--gnuplot") {
+      plot_options.gnuplot.program = value();
+    } else if (a == "--quiet") {
+      quiet = true;
+    } else if (!a.empty() && a[0] == '-') {
+      throw UsageError("unknown option " + a + "\n" + kCompareHelp);
+    } else {
+      dirs.push_back(a);
+    }
+  }
+  if (dirs.empty()) throw UsageError(std::string("compare needs at least one RESULTS_DIR\n") + kCompareHelp);
+  if (out_dir.empty()) out_dir = dirs.size() == 1 ? dirs.front() : "comparison";
+
+  const std::vector<RunResults> runs = read_results(dirs);
+  if (plot) find_gnuplot(plot_options.gnuplot.program);  // fail before writing anything
+  const std::vector<ComparisonRow> rows = comparison_rows(runs);
+  std::filesystem::create_directories(out_dir);
+  if (rows.empty()) {
+    // Only A3C training folders (train.csv): there is no policy to tabulate, only the curve to draw.
+    if (!quiet) std::cout << "no policy results to compare (only A3C training logs)" << (plot ? "" : "; add --plot for the training curve") << "\n";
+  } else {
+    const std::string table = comparison_markdown(rows);
+    common::write_file_atomic(out_dir + "/compare.md", table);
+    common::write_file_atomic(out_dir + "/compare.csv", comparison_csv(rows));
+    if (!quiet) std::cout << table << "written: " << out_dir << "/compare.md, " << out_dir << "/compare.csv\n";
+  }
+  if (plot) {
+    plot_options.out_dir = out_dir + "/plots";
+    if (!quiet) plot_options.on_figure = [](const std::string& name) { std::cerr << "plotting " << name << "\n"; };
+    const PlotReport report = make_plots(runs, plot_options);
+    if (!quiet) {
+      for (const auto& note : report.notes) std::cerr << "note: " << note << "\n";
+      std::cout << "plots: " << report.files.size() << " files in " << plot_options.out_dir << "/\n";
+    }
+  }
+  return 0;
+}
+
+}  // namespace experiments

@@ -1,0 +1,157 @@
+// `orchestra launch` (start the worker processes of a real run) and the hidden `orchestra worker`
+// (one of those processes).
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <limits>
+
+#include "common/limits.hpp"
+#include "env/real/c10d_communicator.hpp"
+#include "common/errors.hpp"
+#include "experiments/cli/cli_args.hpp"
+#include "experiments/cli/commands.hpp"
+#include "env/real/launcher.hpp"
+#include "experiments/runner/real_run.hpp"
+
+namespace experiments {
+namespace {
+
+const char* kLaunchHelp = R"(usage: orchestra launch --nproc N CONFIG [--out DIR] [--resume] [--timeout S]
+                        [--nnodes M --node-rank R --master-addr HOST --master-port P]
+                        [--backend gloo|nccl] [--seed N] [--threads N] [--quiet]
+
+Runs a `cluster.mode: real` experiment on real processes: N workers on this machine, M machines
+in all (one worker per entry of cluster.workers, in order: rank = node_rank * N + local rank).
+Rank 0 runs each policy and writes the same results as `orchestra run` after every epoch.
+Collectives go through c10d: Gloo on CPU, NCCL when libtorch has CUDA.
+
+  --nproc N           workers on this machine (default 1)
+  --nnodes M          machines (default 1); run the same command on each with its --node-rank
+  --node-rank R       this machine's index (default 0); node 0 hosts the rendezvous store
+  --master-addr HOST  node 0's address (default 127.0.0.1)
+  --master-port P     node 0's store port (default: a free port; required with --nnodes > 1)
+  --timeout S         seconds any collective may wait before the run stops (default 120)
+  --out DIR           where to write results (default results/<name>)
+  --resume            continue from DIR/checkpoints after a failed run
+  --backend B         gloo (default) or nccl
+  --seed N, --threads N, --quiet   as for orchestra run (threads per worker)
+
+Heterogeneity on one machine: cluster.perturbations slow a worker's measured compute down
+(slowdown: 3 makes each step take 3x its measured time; add_ms with period_s is LBB's cyclic
+disturbance). Exit status: 0 when every worker finished; 1, with one line naming the worker that
+failed first, otherwise (results up to the last finished epoch are kept).
+
+example:
+  orchestra launch --nproc 2 configs/real_straggler.yaml --out results/real
+)";
+
+
+// The options `launch` passes through to each worker, and the worker's own parsing of them.
+struct RunFlags {
+  std::string config;
+  RealRunOptions run;
+  std::vector<std::string> passthrough;
+};
+
+bool parse_run_flag(ArgCursor& arg, RunFlags& flags) {
+  const std::string a = arg.arg();
+  const auto value = [&]() -> const std::string& { return arg.value(); };
+  if (!a.empty() && a[0] != '-') {
+    if (!flags.config.empty()) throw UsageError("one config at a time (got " + flags.config + " and " + a + ")");
+    flags.config = a;
+    return true;
+  }
+  if (a == "--out") {
+    flags.run.out_dir = value();
+  } else if (a == "--seed") {
+    flags.run.seed = static_cast<std::uint64_t>(arg.integer(0, common::kMaxSeed));
+  } else if (a == "--threads") {
+    flags.run.threads = static_cast<int>(arg.integer(1, 256));
+  } else if (a == "--resume") {
+    flags.run.resume = true;
+  } else if (a == "--quiet") {
+    flags.run.quiet = true;
+  } else {
+    return false;
+  }
+  flags.passthrough.push_back(a);
+  if (a != "--resume" && a != "--quiet") flags.passthrough.push_back(arg.arg());
+  return true;
+}
+
+}  // namespace
+
+int command_launch(const Args& args) {
+  env::LaunchOptions launch;
+  RunFlags flags;
+  bool port_given = false;
+  for (ArgCursor arg(args); arg.next();) {
+    const std::string& a = arg.arg();
+    const auto value = [&]() -> const std::string& { return arg.value(); };
+    if (a == "-h" || a == "--help") {
+      std::cout << kLaunchHelp;
+      return 0;
+    } else if (a == "--nproc") {
+      launch.nproc = static_cast<int>(arg.integer(1, 4096));
+    } else if (a == "--nnodes") {
+      launch.nnodes = static_cast<int>(arg.integer(1, 4096));
+    } else if (a == "--node-rank") {
+      launch.node_rank = static_cast<int>(arg.integer(0, 4095));
+    } else if (a == "--master-addr") {
+      launch.master_addr = value();
+    } else if (a == "--master-port") {
+      launch.master_port = static_cast<int>(arg.integer(1, 65535));
+      port_given = true;
+    } else if (a == "--timeout") {
+      launch.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(static_cast<int>(arg.integer(1, 86400))) * 1000);
+    } else if (a == "--backend") {
+      const std::string& b = value();
+      if (b != "gloo" && b != "nccl") throw UsageError("--backend: expected gloo or nccl, got '" + b + "'");
+      launch.backend = b == "nccl" ? env::CommBackend::Nccl : env::CommBackend::Gloo;
+    } else if (!parse_run_flag(arg, flags)) {
+      throw UsageError("unknown option " + a + "\n" + kLaunchHelp);
+    }
+  }
+  if (flags.config.empty()) throw UsageError(std::string("launch needs a CONFIG file\n") + kLaunchHelp);
+  if (launch.node_rank >= launch.nnodes) throw UsageError("--node-rank must be below --nnodes");
+  if (launch.nnodes > 1 && !port_given) throw UsageError("--nnodes > 1 needs --master-port (and --master-addr) agreed by every machine");
+  if (launch.backend == env::CommBackend::Nccl && !env::nccl_available())
+    throw UsageError("--backend nccl: this build has no NCCL or no CUDA device is visible (use gloo)");
+  // Bad configs are reported here, once, before any worker starts.
+  check_real_config(load_config(flags.config), launch.nnodes * launch.nproc);
+  launch.quiet = flags.run.quiet;
+  launch.worker_args = {flags.config};
+  launch.worker_args.insert(launch.worker_args.end(), flags.passthrough.begin(), flags.passthrough.end());
+  const env::LaunchOutcome outcome = env::launch_workers(launch);
+  if (outcome.exit_code != 0) {
+    const std::string out = flags.run.out_dir.empty() ? "results/<name>" : flags.run.out_dir;
+    std::cerr << "orchestra launch: the run failed: " << outcome.message << ". Results up to the last finished epoch are in " << out
+              << "; continue with --resume.\n";
+  }
+  return outcome.exit_code;
+}
+
+int command_worker(const Args& args) {
+  RunFlags flags;
+  for (ArgCursor arg(args); arg.next();)
+    if (!parse_run_flag(arg, flags)) throw UsageError("unknown option " + arg.arg() + " (worker is started by orchestra launch)");
+  if (flags.config.empty()) throw UsageError("worker needs a CONFIG file (it is started by orchestra launch)");
+  const env::RendezvousSpec spec = env::rendezvous_from_environment();
+  ExperimentConfig config = load_config(flags.config);
+  env::C10dCommunicator comm(spec);
+  try {
+    const ExperimentResult result = run_real_experiment(std::move(config), comm, flags.run);
+    if (comm.rank() == 0) std::cout << comparison_table(result.outcomes, result.target_accuracy) << "results: " << result.out_dir << "/\n";
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "orchestra worker rank " << spec.rank << ": " << e.what() << std::endl;
+    // A group with a dead or hung peer keeps a transport thread blocked in the failed collective;
+    // neither its destructor nor exit()'s teardown under that thread may decide how this process
+    // ends. The results are on disk already (written and renamed after every epoch).
+    comm.abandon();
+    std::fflush(stdout);
+    std::_Exit(1);
+  }
+}
+
+}  // namespace experiments

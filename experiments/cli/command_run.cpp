@@ -1,0 +1,73 @@
+#include <cstdio>
+#include <limits>
+#include <iostream>
+
+#include "common/limits.hpp"
+#include "experiments/cli/cli_args.hpp"
+#include "experiments/cli/commands.hpp"
+#include "experiments/registry/policy_registry.hpp"
+#include "experiments/runner/experiment.hpp"
+#include "experiments/analysis/plots.hpp"
+
+namespace experiments {
+
+namespace {
+
+const char* kRunHelp = R"(usage: orchestra run CONFIG [--out DIR] [--seed N] [--threads N] [--plot] [--quiet]
+
+Runs every policy of the experiment in CONFIG (YAML) on the same cluster, data and seed, then
+prints a comparison table. Results go to DIR (default results/<name>/), one folder per policy:
+rounds.csv, iterations.csv (one row per round: batch and compute time per worker, SE),
+epochs.csv, evals.csv, summary.json, config.json; and comparison.md.
+
+  --out DIR      where to write results
+  --seed N       override the config's seed
+  --threads N    intra-op threads for libtorch and OpenBLAS (default: runtime.threads, 1)
+  --plot         at the end, draw the figures of `orchestra compare --plot` into DIR/plots/
+  --quiet        no progress output
+
+example:
+  orchestra run configs/quickstart.yaml --out results/quickstart
+)";
+
+}  // namespace
+
+int command_run(const Args& args) {
+  RunOptions options;
+  bool plot = false;
+  std::string config_path;
+  for (ArgCursor arg(args); arg.next();) {
+    const std::string& a = arg.arg();
+    const auto value = [&]() -> const std::string& { return arg.value(); };
+    if (a == "-h" || a == "--help") {
+      std::cout << kRunHelp << "\npolicies (the name: of each entry under policies:):\n" << policy_help();
+      return 0;
+    } else if (a == "--out") {
+      options.out_dir = value();
+    } else if (a == "--seed") {
+      options.seed = static_cast<std::uint64_t>(arg.integer(0, common::kMaxSeed));
+    } else if (a == "--threads") {
+      options.threads = static_cast<int>(arg.integer(1, 256));
+    } else if (a == "--plot") {
+      plot = true;
+    } else if (a == "--quiet") {
+      options.quiet = true;
+    } else if (!a.empty() && a[0] == '-') {
+      throw UsageError("unknown option " + a + "\n" + kRunHelp);
+    } else if (config_path.empty()) {
+      config_path = a;
+    } else {
+      throw UsageError("one config at a time (got " + config_path + " and " + a + ")");
+    }
+  }
+  if (config_path.empty()) throw UsageError(std::string("run needs a CONFIG file\n") + kRunHelp);
+  ExperimentConfig config = load_config(config_path);
+  if (plot) find_gnuplot("gnuplot");  // a missing gnuplot is said before a long run, not after
+  const ExperimentResult result = run_experiment(std::move(config), options);
+  std::cout << comparison_table(result.outcomes, result.target_accuracy)
+            << "results: " << result.out_dir << "/\n";
+  if (plot) plot_results(result.out_dir, options.quiet);
+  return 0;
+}
+
+}  // namespace experiments

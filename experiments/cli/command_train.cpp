@@ -1,0 +1,226 @@
+// The A3C commands (issue 5): `train` (server + K agent processes on this machine), `serve` and
+// `agent` (the same two halves started by hand on several machines), `keygen` (CURVE keys).
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+
+#include "agents/agent_worker.hpp"
+#include "agents/curve_keys.hpp"
+#include "agents/parameter_server.hpp"
+#include "agents/agent_processes.hpp"
+#include "experiments/cli/cli_args.hpp"
+#include "experiments/cli/commands.hpp"
+#include "env/train/compute_threads.hpp"
+#include "experiments/runner/train_config.hpp"
+
+namespace experiments {
+namespace {
+
+const char* kTrainHelp = R"(usage: orchestra train CONFIG [--out DIR] [--resume] [--agents K] [--updates N] [--quiet]
+
+Trains an A3C barrier policy (Orchestra Sec. 3.1.3): a parameter server on loopback and K agent
+processes, each with its own environment and seed, pushing gradients asynchronously over ZeroMQ.
+Writes to DIR (default results/<name>/): policy.pt (load it with `policy: DIR/policy.pt` in an
+orchestra-a3c policy, or torch.load in Python), checkpoint.pt (every a3c.checkpoint_every updates
+and at the end), train.csv (update, episodes, mean reward, mean time to target, ...).
+
+  --out DIR      where to write
+  --resume       continue from DIR/checkpoint.pt (same config)
+  --agents K     override a3c.agents
+  --updates N    override a3c.total_updates
+  --quiet        no progress output
+
+example:
+  orchestra train configs/a3c_train.yaml --out results/a3c
+)";
+
+const char* kServeHelp = R"(usage: orchestra serve CONFIG [--bind ENDPOINT] [--keys FILE] [--out DIR] [--resume] [--updates N]
+
+Runs only the A3C parameter server of `orchestra train`, for agents started by hand
+(`orchestra agent CONFIG --connect ENDPOINT`). Binds tcp://127.0.0.1:5555 by default; any
+non-loopback ENDPOINT needs --keys FILE from `orchestra keygen` (agents need the same file).
+
+example (two machines):
+  orchestra keygen keys.txt
+  orchestra serve configs/a3c_train.yaml --bind tcp://0.0.0.0:5555 --keys keys.txt --out results/a3c
+  orchestra agent configs/a3c_train.yaml --connect tcp://server:5555 --keys keys.txt --index 0   # on each agent machine
+)";
+
+const char* kAgentHelp = R"(usage: orchestra agent CONFIG --connect ENDPOINT [--index K] [--keys FILE] [--verbose]
+
+Runs one A3C agent against a parameter server: its environment is CONFIG's experiments[K mod n].
+
+example:
+  orchestra agent configs/a3c_train.yaml --connect tcp://127.0.0.1:5555 --index 1
+)";
+
+const char* kKeygenHelp = R"(usage: orchestra keygen FILE
+
+Writes CURVE key pairs for the A3C server and its agents to FILE (mode 0600). Give the file to
+`orchestra serve --keys FILE` and to every `orchestra agent --keys FILE`; peers without it are refused.
+
+example:
+  orchestra keygen keys.txt
+)";
+
+struct CommonFlags {
+  std::string config;
+  std::string out;
+  bool resume = false;
+  std::optional<int> agents;
+  std::optional<std::int64_t> updates;
+  bool quiet = false;
+  std::string bind;
+  std::string connect;
+  std::string keys;
+  int index = 0;
+  bool verbose = false;
+  bool help = false;
+};
+
+
+CommonFlags parse(const Args& args, const std::string& help, const std::vector<std::string>& allowed) {
+  CommonFlags f;
+  const auto ok = [&](const std::string& flag) {
+    for (const auto& a : allowed)
+      if (a == flag) return true;
+    return false;
+  };
+  for (ArgCursor arg(args); arg.next();) {
+    const std::string& a = arg.arg();
+    const auto value = [&]() -> const std::string& { return arg.value(); };
+    if (a == "-h" || a == "--help") {
+      f.help = true;
+    } else if (!a.empty() && a[0] == '-' && !ok(a)) {
+      throw UsageError("unknown option " + a + "\n" + help);
+    } else if (a == "--out") {
+      f.out = value();
+    } else if (a == "--resume") {
+      f.resume = true;
+    } else if (a == "--agents") {
+      f.agents = static_cast<int>(arg.integer(1, 1024));
+    } else if (a == "--updates") {
+      f.updates = arg.integer(1, std::int64_t{1} << 40);
+    } else if (a == "--quiet") {
+      f.quiet = true;
+    } else if (a == "--verbose") {
+      f.verbose = true;
+    } else if (a == "--bind") {
+      f.bind = value();
+    } else if (a == "--connect") {
+      f.connect = value();
+    } else if (a == "--keys") {
+      f.keys = value();
+    } else if (a == "--index") {
+      f.index = static_cast<int>(arg.integer(0, 1 << 20));
+    } else if (f.config.empty()) {
+      f.config = a;
+    } else {
+      throw UsageError("one config at a time (got " + f.config + " and " + a + ")");
+    }
+  }
+  if (f.help) return f;
+  if (f.config.empty()) throw UsageError("needs a CONFIG file\n" + help);
+  return f;
+}
+
+agents::ParameterServerOptions server_options(const TrainConfig& config, const CommonFlags& f) {
+  agents::ParameterServerOptions s;
+  s.a3c = config.a3c;
+  if (f.agents) s.a3c.agents = *f.agents;
+  if (f.updates) s.a3c.total_updates = *f.updates;
+  s.observation_size = config.observation_size;
+  s.action_unit_ms = config.action_unit_ms;
+  s.out_dir = f.out.empty() ? (std::filesystem::path("results") / config.name).string() : f.out;
+  s.resume = f.resume;
+  s.log = f.quiet ? nullptr : &std::cout;
+  if (!f.keys.empty()) s.curve = agents::read_curve_keys(f.keys);
+  return s;
+}
+
+int finish(const std::string& command, const agents::ServeResult& r, const std::string& out_dir) {
+  if (r.outcome == agents::ServeOutcome::Finished) {
+    std::cout << "trained " << r.updates << " updates (" << r.episodes << " episodes); policy: " << out_dir << "/policy.pt\n";
+    return 0;
+  }
+  std::cerr << "orchestra " << command << ": stopped at update " << r.updates << " ("
+            << (r.outcome == agents::ServeOutcome::IdleTimeout ? "no agent left talking" : "every agent process ended")
+            << "); resume with --resume\n";
+  return 1;
+}
+
+}  // namespace
+
+int command_train(const Args& args) {
+  const CommonFlags f = parse(args, kTrainHelp, {"--out", "--resume", "--agents", "--updates", "--quiet"});
+  if (f.help) {
+    std::cout << kTrainHelp;
+    return 0;
+  }
+  const TrainConfig config = load_train_config(f.config);
+  env::set_compute_threads(1);  // the agents are the parallelism; one thread each keeps 2 cores sane
+  agents::ParameterServerOptions options = server_options(config, f);
+  zmq::context_t context;
+  agents::ParameterServer server(context, options);
+  std::vector<std::string> common = {f.config, "--connect", server.endpoint()};
+  agents::AgentProcesses children(options.a3c.agents, common, options.log);
+  // Between polls: reap agents that ended; when none is left there is nobody to wait for.
+  const agents::ServeResult result = server.serve([&children] { return children.poll() > 0; });
+  children.stop_all(std::chrono::milliseconds(static_cast<long>(std::min(options.a3c.reply_timeout_s, 10.0) * 1000)));
+  return finish("train", result, options.out_dir);
+}
+
+int command_serve(const Args& args) {
+  const CommonFlags f = parse(args, kServeHelp, {"--out", "--resume", "--updates", "--quiet", "--bind", "--keys"});
+  if (f.help) {
+    std::cout << kServeHelp;
+    return 0;
+  }
+  const TrainConfig config = load_train_config(f.config);
+  env::set_compute_threads(1);
+  agents::ParameterServerOptions options = server_options(config, f);
+  options.bind = f.bind.empty() ? "tcp://127.0.0.1:5555" : f.bind;
+  zmq::context_t context;
+  agents::ParameterServer server(context, options);
+  return finish("serve", server.serve(), options.out_dir);
+}
+
+int command_agent(const Args& args) {
+  const CommonFlags f = parse(args, kAgentHelp, {"--connect", "--index", "--keys", "--verbose"});
+  if (f.help) {
+    std::cout << kAgentHelp;
+    return 0;
+  }
+  if (f.connect.empty()) throw UsageError("agent needs --connect ENDPOINT\n" + std::string(kAgentHelp));
+  const TrainConfig config = load_train_config(f.config);
+  env::set_compute_threads(1);
+  const std::unique_ptr<orchestra::BarrierEnv> env = make_training_env(config, f.index);
+  agents::AgentWorkerOptions options;
+  options.a3c = config.a3c;
+  options.connect = f.connect;
+  if (!f.keys.empty()) options.curve = agents::read_curve_keys(f.keys);
+  options.log = f.verbose ? &std::cout : nullptr;
+  zmq::context_t context;
+  const agents::AgentResult r = agents::AgentWorker(context, options, *env).run();
+  if (r.exit == agents::AgentExit::Stopped) return 0;
+  std::cerr << "orchestra agent " << f.index << ": " << agents::to_string(r.exit) << " (" << f.connect << ")"
+            << (r.exit == agents::AgentExit::ServerTimeout
+                    ? "; is the server running, and does --keys match its key file?\n"
+                    : "\n");
+  return 1;
+}
+
+int command_keygen(const Args& args) {
+  if (args.size() == 1 && (args[0] == "-h" || args[0] == "--help")) {
+    std::cout << kKeygenHelp;
+    return 0;
+  }
+  if (args.size() != 1 || args[0].empty() || args[0][0] == '-') throw UsageError(std::string("expected one FILE\n") + kKeygenHelp);
+  if (!agents::curve_available()) throw std::runtime_error("this libzmq was built without CURVE (libsodium)");
+  agents::write_curve_keys(args[0], agents::generate_curve_keys());
+  std::cout << "CURVE keys written to " << args[0] << " (keep it private)\n";
+  return 0;
+}
+
+}  // namespace experiments

@@ -1,0 +1,28 @@
+// The `orchestra` subcommands. Each takes its arguments (after the subcommand name) and returns
+// the exit status; bad input throws, and main prints one line and exits non-zero.
+#pragma once
+
+#include <string>
+
+#include "common/errors.hpp"
+#include <vector>
+
+namespace experiments {
+
+using Args = std::vector<std::string>;
+
+int command_run(const Args& args);
+int command_launch(const Args& args);  // real multi-process runs on c10d (command_launch.cpp)
+int command_worker(const Args& args);  // hidden: one process of a launch
+int command_balance(const Args& args);  // LBB Eq. 3 for given models, JSON in and out
+int command_profile(const Args& args);  // LBB Alg. 1 on this machine, JSON out
+int command_compare(const Args& args);  // tables and plots of finished runs
+int command_train(const Args& args);   // A3C: server + agent processes (command_train.cpp)
+int command_serve(const Args& args);   // A3C: the parameter server alone
+int command_agent(const Args& args);   // A3C: one agent (hidden in help: started by train)
+int command_keygen(const Args& args);  // CURVE keys for serve/agent
+
+// A wrong command line throws common::UsageError; main prints the message after the subcommand.
+using common::UsageError;
+
+}  // namespace experiments

@@ -1,0 +1,308 @@
+#include "experiments/config/config.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+#include <unordered_set>
+
+#include "common/errors.hpp"
+#include "common/limits.hpp"
+#include "common/yaml_reader.hpp"
+
+namespace experiments {
+namespace {
+
+using common::kMaxCount;
+constexpr double kHuge = std::numeric_limits<double>::max();
+
+env::DataSpec read_data(common::YamlReader r) {
+  env::DataSpec d;
+  d.kind = r.option("dataset", env::DatasetKind::FashionMnist, env::dataset_spellings());
+  const bool needs_path = d.kind == env::DatasetKind::Mnist || d.kind == env::DatasetKind::Cifar10;
+  if (needs_path && !r.has("path")) r.fail("path", "dataset '" + std::string(d.kind == env::DatasetKind::Mnist ? "mnist" : "cifar10") + "' needs a path to the folder holding its files");
+  d.path = r.text("path", d.kind == env::DatasetKind::FashionMnist ? "/usr/share/datasets/fashion-mnist" : "");
+  d.train_limit = r.integer("train_limit", 0, 0, kMaxCount);
+  d.test_limit = r.integer("test_limit", 0, 0, kMaxCount);
+  common::YamlReader s = r.child("synthetic");
+  d.synthetic_train = s.integer("train", d.synthetic_train, 1, kMaxCount);
+  d.synthetic_test = s.integer("test", d.synthetic_test, 1, kMaxCount);
+  d.synthetic_channels = static_cast<int>(s.integer("channels", d.synthetic_channels, 1, 16));
+  d.synthetic_side = static_cast<int>(s.integer("side", d.synthetic_side, 4, 256));
+  d.synthetic_noise = s.real("noise", d.synthetic_noise, 0, 100);
+  s.reject_unknown_keys();
+  r.resolved()["synthetic"] = s.resolved();
+  r.reject_unknown_keys();
+  return d;
+}
+
+env::ModelSpec read_model(common::YamlReader r) {
+  env::ModelSpec m;
+  m.kind = r.option("arch", env::ModelKind::Mlp, env::model_spellings());
+  const auto hidden = r.integers("hidden", {256, 128}, 1, 1 << 16);
+  m.hidden.assign(hidden.begin(), hidden.end());
+  m.resnet_blocks = static_cast<int>(r.integer("resnet_blocks", 1, 1, 18));
+  m.resnet_width = static_cast<int>(r.integer("resnet_width", 16, 1, 512));
+  r.reject_unknown_keys();
+  return m;
+}
+
+std::shared_ptr<const env::BatchTimeModel> read_time_model(common::YamlReader& r, int max_batch) {
+  const bool has_coefficients = r.has("coefficients"), has_points = r.has("points");
+  if (has_coefficients == has_points) r.fail(has_points ? "points" : "coefficients", "give exactly one of coefficients or points");
+  std::shared_ptr<const env::BatchTimeModel> model;
+  if (has_coefficients) {
+    const auto c = r.reals("coefficients", -kHuge, kHuge);
+    if (c.empty() || c.size() > 4) r.fail("coefficients", "expected 1 to 4 coefficients a0..a3 in ms, got " + std::to_string(c.size()));
+    model = std::make_shared<env::BatchTimeModel>(c, max_batch);
+    if (const int b = model->first_decrease(max_batch)) r.fail("coefficients", "the batch time decreases at batch " + std::to_string(b) + " (it must not decrease up to max_batch)");
+    if (model->polynomial(1) <= 0) r.fail("coefficients", "the time of a batch of 1 must be positive");
+  } else {
+    const YAML::Node points = r.raw("points");
+    if (!points.IsSequence() || points.size() < 2) r.fail("points", "expected a list of at least two [batch, ms] pairs");
+    std::vector<env::BatchTimePoint> pts;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const YAML::Node p = points[i];
+      double b = 0, ms = 0;
+      const std::string path = r.key_path("points") + "[" + std::to_string(i) + "]";
+      if (!p.IsSequence() || p.size() != 2) common::YamlReader::fail_at(p, r.file(), path, "expected a [batch, ms] pair");
+      try {
+        b = p[0].as<double>();
+        ms = p[1].as<double>();
+      } catch (const YAML::Exception&) {
+        common::YamlReader::fail_at(p, r.file(), path, "expected two numbers");
+      }
+      if (!(b >= 1) || !(ms > 0)) common::YamlReader::fail_at(p, r.file(), path, "expected batch >= 1 and ms > 0");
+      pts.push_back({b, ms});
+    }
+    model = std::make_shared<env::BatchTimeModel>(env::BatchTimeModel::fit(pts, 3));
+    r.resolved()["fitted_coefficients"] = model->coefficients();
+  }
+  r.reject_unknown_keys();
+  return model;
+}
+
+int server_index(env::ClusterSpec& c, const std::string& name) {
+  for (std::size_t i = 0; i < c.server_names.size(); ++i)
+    if (c.server_names[i] == name) return static_cast<int>(i);
+  c.server_names.push_back(name);
+  return static_cast<int>(c.server_names.size()) - 1;
+}
+
+// The most workers a cluster may have: timing-only runs go to thousands; the bound keeps a typo
+// (count: 1000000 on a server of 1000) from exhausting memory.
+using common::kMaxWorkers;
+
+// One worker entry; `count` > 1 replicates it as name-0, name-1, ... In a replicated server
+// (`count` on the server) the names start with the server's: node-3.gpu-0.
+void read_worker(const YAML::Node& node, const std::string& file, const std::string& path, const std::string& server,
+                 const std::string& name_prefix, env::ClusterSpec& c, std::unordered_set<std::string>& names, nlohmann::json& out,
+                 ClusterMode mode) {
+  common::YamlReader w(node, file, path);
+  const std::string given_name = w.text("name", "");
+  if (given_name.empty()) w.fail("name", "every worker needs a name");
+  const std::string name = name_prefix + given_name;
+  const auto count = w.integer("count", 1, 1, kMaxWorkers);
+  if (static_cast<std::int64_t>(c.workers.size()) + count > kMaxWorkers)
+    w.fail("count", "the cluster would have more than " + std::to_string(kMaxWorkers) + " workers");
+  const int max_batch = static_cast<int>(w.integer("max_batch", 1024, 1, common::kMaxBatch));
+  const double noise = w.real("noise", 0.0, 0.0, 2.0);
+  const std::string server_name = server.empty() ? w.text("server", "server0") : server;
+  w.resolved()["server"] = server_name;
+  if (!name_prefix.empty()) w.resolved()["name"] = name;
+  common::YamlReader tm = w.child("time_model");
+  // Real runs measure their step times, so a time model is optional there; the placeholder (1 ms
+  // per step) only feeds the simulated preflight.
+  const bool placeholder = mode == ClusterMode::Real && !w.has("time_model");
+  if (!placeholder && !w.has("time_model")) w.fail("time_model", "required key is missing (coefficients: [a0, a1, ...] in ms, or points: [[batch, ms], ...])");
+  auto model = placeholder ? std::make_shared<const env::BatchTimeModel>(std::vector<double>{1.0}, max_batch) : read_time_model(tm, max_batch);
+  if (!placeholder) w.resolved()["time_model"] = tm.resolved();
+  w.reject_unknown_keys();
+  const int s = server_index(c, server_name);
+  for (std::int64_t k = 0; k < count; ++k) {
+    env::WorkerSpec spec;
+    spec.name = count > 1 ? name + "-" + std::to_string(k) : name;
+    if (!names.insert(spec.name).second) w.fail("name", "duplicate worker name '" + spec.name + "'");
+    spec.time_model = model;
+    spec.max_batch = max_batch;
+    spec.noise = noise;
+    spec.server = s;
+    c.workers.push_back(spec);
+  }
+  out.push_back(w.resolved());
+}
+
+env::Perturbation read_perturbation(common::YamlReader r, const env::ClusterSpec& c) {
+  env::Perturbation p;
+  const std::string worker = r.text("worker", "");
+  p.worker = -1;
+  for (std::size_t i = 0; i < c.workers.size(); ++i)
+    if (c.workers[i].name == worker) p.worker = static_cast<int>(i);
+  if (p.worker < 0) r.fail("worker", "no worker named '" + worker + "' in the cluster");
+  p.start_s = r.real("start_s", 0.0, 0.0, kHuge);
+  p.end_s = r.real("end_s", kHuge, 0.0, kHuge);
+  if (p.end_s <= p.start_s) r.fail("end_s", "must be after start_s");
+  p.slowdown = r.real("slowdown", 1.0, 0.0, 1e6, true);
+  p.add_ms = r.real("add_ms", 0.0, 0.0, kHuge);
+  p.period_s = r.real("period_s", 0.0, 0.0, kHuge);
+  p.active_s = r.real("active_s", p.period_s / 2, 0.0, kHuge);
+  if (p.period_s > 0 && p.active_s > p.period_s) r.fail("active_s", "must not exceed period_s");
+  if (p.slowdown == 1.0 && p.add_ms == 0.0) r.fail("slowdown", "a perturbation needs slowdown != 1 or add_ms > 0");
+  r.reject_unknown_keys();
+  return p;
+}
+
+env::ClusterSpec read_cluster(common::YamlReader r, ClusterMode& mode, nlohmann::json& resolved_workers) {
+  env::ClusterSpec c;
+  mode = r.option("mode", ClusterMode::Simulated, {{"simulated", ClusterMode::Simulated}, {"real", ClusterMode::Real}});
+  const auto servers = r.sequence("servers");
+  const auto workers = r.sequence("workers");
+  if (servers.empty() == workers.empty()) r.fail(servers.empty() ? "workers" : "servers", "give the workers either as servers: [{name, workers: [...]}] or as a flat workers: list");
+  resolved_workers = nlohmann::json::array();
+  std::unordered_set<std::string> worker_names, server_names;
+  for (std::size_t s = 0; s < servers.size(); ++s) {
+    const std::string path = r.key_path("servers") + "[" + std::to_string(s) + "]";
+    common::YamlReader sr(servers[s], r.file(), path);
+    const std::string base_name = sr.text("name", "server" + std::to_string(s));
+    // `count: N` replicates the server as name-0 .. name-(N-1), for cluster-scale what-if studies.
+    const auto copies = sr.integer("count", 1, 1, kMaxWorkers);
+    const auto list = sr.sequence("workers");
+    if (list.empty()) sr.fail("workers", "a server needs at least one worker");
+    for (std::int64_t k = 0; k < copies; ++k) {
+      const std::string name = copies > 1 ? base_name + "-" + std::to_string(k) : base_name;
+      if (!server_names.insert(name).second) sr.fail("name", "duplicate server name '" + name + "'");
+      const std::string prefix = copies > 1 ? name + "." : "";
+      for (std::size_t w = 0; w < list.size(); ++w)
+        read_worker(list[w], r.file(), path + ".workers[" + std::to_string(w) + "]", name, prefix, c, worker_names, resolved_workers, mode);
+    }
+    sr.reject_unknown_keys();
+  }
+  for (std::size_t w = 0; w < workers.size(); ++w)
+    read_worker(workers[w], r.file(), r.key_path("workers") + "[" + std::to_string(w) + "]", "", "", c, worker_names, resolved_workers, mode);
+  const auto perturbations = r.sequence("perturbations");
+  for (std::size_t i = 0; i < perturbations.size(); ++i)
+    c.perturbations.push_back(read_perturbation(common::YamlReader(perturbations[i], r.file(), r.key_path("perturbations") + "[" + std::to_string(i) + "]"), c));
+  r.reject_unknown_keys();
+  return c;
+}
+
+env::NetworkSpec read_network(common::YamlReader r) {
+  env::NetworkSpec n;
+  // Inter-server: Orchestra's testbed links servers with gigabit Ethernet.
+  n.inter_server.alpha_ms = r.real("latency_us", 50.0, 0.0, kHuge) / 1000.0;
+  n.inter_server.bytes_per_ms = r.real("bandwidth_gbps", 1.0, 0.0, kHuge, true) * 1e9 / 8.0 / 1000.0;
+  // Intra-server: GPUs of one machine over PCIe 3.0 (x4 to x16: 4-16 GB/s); 10 GB/s by default.
+  n.intra_server.alpha_ms = r.real("intra_latency_us", 5.0, 0.0, kHuge) / 1000.0;
+  n.intra_server.bytes_per_ms = r.real("intra_bandwidth_gbps", 80.0, 0.0, kHuge, true) * 1e9 / 8.0 / 1000.0;
+  n.message_bytes = r.real("message_mb", 0.0, 0.0, kHuge) * 1e6;
+  r.reject_unknown_keys();
+  return n;
+}
+
+void read_policies(common::YamlReader& top, ExperimentConfig& cfg) {
+  const auto list = top.sequence("policies");
+  if (list.empty()) top.fail("policies", "list at least one policy to run (e.g. - dsgd)");
+  std::set<std::string> labels;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    PolicyConfig p;
+    p.path = "policies[" + std::to_string(i) + "]";
+    const YAML::Node node = list[i];
+    p.source = node;
+    if (node.IsScalar()) {
+      p.kind = node.Scalar();
+      p.params = YAML::Node(YAML::NodeType::Map);
+    } else if (node.IsMap()) {
+      if (!node["name"] || !node["name"].IsScalar()) common::YamlReader::fail_at(node, cfg.file, p.path + ".name", "every policy needs a name (dsgd, local-sgd, ...)");
+      p.kind = node["name"].Scalar();
+      p.params = node;
+    } else {
+      common::YamlReader::fail_at(node, cfg.file, p.path, "expected a policy name or a mapping with name: and its parameters");
+    }
+    p.label = p.params["label"] && p.params["label"].IsScalar() ? p.params["label"].Scalar() : p.kind;
+    if (!labels.insert(p.label).second)
+      common::YamlReader::fail_at(node, cfg.file, p.path + ".label", "two policies named '" + p.label + "': give one a distinct label:");
+    cfg.policies.push_back(p);
+  }
+}
+
+}  // namespace
+
+ExperimentConfig parse_config(const std::string& text, const std::string& file) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw common::ConfigError(file + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
+  }
+  if (!root || root.IsNull()) throw common::ConfigError(file + ": the config is empty");
+  if (!root.IsMap()) throw common::ConfigError(common::where(root, file) + ": expected a YAML mapping with keys like cluster:, training:, policies:");
+
+  ExperimentConfig cfg;
+  cfg.file = file;
+  common::YamlReader top(root, file, "");
+  cfg.name = top.text("name", std::filesystem::path(file).stem().string());
+  cfg.seed = static_cast<std::uint64_t>(top.integer("seed", 1, 0, common::kMaxSeed));
+
+  common::YamlReader data = top.child("data");
+  cfg.data = read_data(data);
+  common::YamlReader model = top.child("model");
+  cfg.training.model = read_model(model);
+
+  common::YamlReader t = top.child("training");
+  cfg.global_batch = static_cast<int>(t.integer("global_batch", 512, 1, 1 << 30));
+  cfg.training.optimizer.lr = t.real("lr", 0.05, 0.0, 100.0, true);
+  cfg.training.optimizer.momentum = t.real("momentum", 0.9, 0.0, 0.999999);
+  cfg.training.optimizer.weight_decay = t.real("weight_decay", 5e-4, 0.0, 1.0);
+  cfg.training.lr_schedule =
+      t.option("lr_schedule", env::LrSchedule::Constant, {{"constant", env::LrSchedule::Constant}, {"cosine", env::LrSchedule::Cosine}});
+  cfg.budget.epochs = static_cast<int>(t.integer("epochs", 5, 1, 1000000));
+  cfg.budget.max_sim_seconds = t.real("max_sim_seconds", 0.0, 0.0, kHuge);
+  cfg.budget.target_accuracy = t.real("target_accuracy", 0.85, 0.0, 1.0, true);
+  cfg.budget.stop_at_target = t.boolean("stop_at_target", false);
+  cfg.budget.eval_every_rounds = static_cast<int>(t.integer("eval_every_rounds", 0, 0, common::kMaxRounds));
+  cfg.training.timing_only = t.boolean("timing_only", false);
+  cfg.timing_train_samples = t.integer("train_samples", 60000, 1, kMaxCount);
+  cfg.training.planned_epochs = cfg.budget.epochs;
+  t.reject_unknown_keys();
+
+  common::YamlReader cluster = top.child("cluster");
+  if (!top.has("cluster")) top.fail("cluster", "required key is missing (the workers and their batch-time models)");
+  nlohmann::json workers;
+  cfg.cluster = read_cluster(cluster, cfg.mode, workers);
+  cluster.resolved()["workers"] = workers;
+  common::YamlReader network = top.child("network");
+  cfg.network = read_network(network);
+
+  common::YamlReader runtime = top.child("runtime");
+  cfg.threads = static_cast<int>(runtime.integer("threads", 1, 1, 256));
+  runtime.reject_unknown_keys();
+  common::YamlReader output = top.child("output");
+  cfg.write_rounds = output.boolean("rounds_csv", true);
+  output.reject_unknown_keys();
+
+  read_policies(top, cfg);
+  top.reject_unknown_keys();
+
+  // Each worker must hold its share of the global batch under SSGD's equal split.
+  for (const auto& w : cfg.cluster.workers)
+    if (w.max_batch < 1) throw common::ConfigError(file + ": worker " + w.name + ": max_batch must be positive");
+
+  cfg.resolved = top.resolved();
+  for (auto* section : {&data, &model, &t, &cluster, &network, &runtime, &output}) cfg.resolved[section->path()] = section->resolved();
+  cfg.resolved["file"] = file;
+  return cfg;
+}
+
+ExperimentConfig load_config(const std::string& path) {
+  if (!std::filesystem::exists(path)) throw common::ConfigError(path + ": no such config file");
+  if (std::filesystem::is_directory(path)) throw common::ConfigError(path + ": is a directory, not a config file");
+  std::ifstream in(path);
+  if (!in) throw common::ConfigError(path + ": cannot read");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_config(text.str(), path);
+}
+
+}  // namespace experiments

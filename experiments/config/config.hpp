@@ -1,0 +1,60 @@
+// An experiment: cluster, network, workload, budget, and the policies to compare. Parsed from
+// YAML and validated in one place (load_config); every error names file:line and the key.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "env/sim/cluster.hpp"
+#include "common/errors.hpp"
+#include "env/train/dataset.hpp"
+#include "env/train/local_sgd_env.hpp"
+#include "env/sim/network.hpp"
+
+namespace experiments {
+
+enum class ClusterMode { Simulated, Real };
+
+struct PolicyConfig {
+  std::string kind;     // a name of the policy registry (experiments/registry/policy_registry.hpp)
+  std::string label;    // names its results folder; defaults to kind, unique in an experiment
+  YAML::Node params;    // the policy's own keys, read by its factory (errors keep file:line)
+  YAML::Node source;    // the entry as written (a bare name or a mapping), for error positions
+  std::string path;     // "policies[2]", for error messages
+};
+
+struct Budget {
+  int epochs = 5;                // stop after this many epochs
+  double max_sim_seconds = 0;    // and/or after this much simulated time (0 = no limit)
+  double target_accuracy = 0.85; // time to target is measured against this
+  bool stop_at_target = false;   // end a policy's run once it reaches the target
+  int eval_every_rounds = 0;     // also evaluate every K rounds (0 = only after each epoch)
+};
+
+struct ExperimentConfig {
+  std::string file;  // where it came from, for messages
+  std::string name = "experiment";
+  std::uint64_t seed = 1;
+  ClusterMode mode = ClusterMode::Simulated;
+  env::DataSpec data;
+  env::ClusterSpec cluster;
+  env::NetworkSpec network;
+  env::TrainingSpec training;  // model, optimizer, schedule, timing_only
+  int global_batch = 512;
+  std::int64_t timing_train_samples = 60000;  // samples per epoch for timing-only runs
+  Budget budget;
+  std::vector<PolicyConfig> policies;
+  int threads = 1;          // intra-op threads for libtorch and OpenBLAS (see README "Threads")
+  bool write_rounds = true; // rounds.csv can be large for thousands of workers
+  nlohmann::json resolved;  // the config with every default filled in
+};
+
+// Reads and validates a config file. Throws common::ConfigError ("file:line: key: message").
+ExperimentConfig load_config(const std::string& path);
+ExperimentConfig parse_config(const std::string& yaml_text, const std::string& file_name);
+
+}  // namespace experiments

@@ -1,0 +1,27 @@
+// The `orchestra-a3c` policy of `orchestra run`: Orchestra's barrier controller (LCM start, tau_n =
+// T / t_b^n, speed partition, Eq. 2 averaging; the orchestra-lcm keys of orchestra_options.hpp)
+// whose T is then moved every epoch by a trained A3C network (3.1.3), greedily.
+//
+// Keys: policy: PATH (required; a policy.pt of `orchestra train`, relative to the config file's
+// folder unless absolute or found as given), and the orchestra-lcm keys.
+#pragma once
+
+#include <memory>
+
+#include "env/barrier_policy.hpp"
+#include "common/errors.hpp"
+#include "experiments/config/config.hpp"
+#include "common/yaml_reader.hpp"
+
+namespace experiments {
+
+// Throws common::ConfigError (file:line: key) for a missing/unreadable policy file or one trained for
+// another observation size.
+std::unique_ptr<env::BarrierPolicy> make_a3c_policy(common::YamlReader& r, const ExperimentConfig& config);
+
+// `orchestra-random`: the same controller with T moved by a uniformly random action each epoch
+// (the baseline of issue 5's learning measurement). Keys: seed (default: the experiment's), and the
+// orchestra-lcm keys.
+std::unique_ptr<env::BarrierPolicy> make_random_barrier_policy(common::YamlReader& r, const ExperimentConfig& config);
+
+}  // namespace experiments

@@ -1,0 +1,84 @@
+#include "experiments/registry/orchestra_options.hpp"
+
+#include <limits>
+#include <string>
+
+#include "common/errors.hpp"
+#include "common/limits.hpp"
+
+namespace experiments {
+namespace {
+
+using common::kMaxBatch;
+constexpr std::int64_t kMaxSteps = common::kMaxLocalSteps;
+constexpr double kHuge = std::numeric_limits<double>::max();
+
+std::vector<int> read_batch_sizes(common::YamlReader& r, const ExperimentConfig& config) {
+  const auto& workers = config.cluster.workers;
+  if (r.has("batch") && r.has("batch_sizes")) r.fail("batch_sizes", "give either batch (every worker) or batch_sizes (one per worker), not both");
+  const auto batch = r.integer("batch", 0, 0, kMaxBatch);
+  const auto listed = r.integers("batch_sizes", {}, 1, kMaxBatch);
+  std::vector<int> sizes;
+  if (!listed.empty()) {
+    if (listed.size() != workers.size())
+      r.fail("batch_sizes", "expected " + std::to_string(workers.size()) + " entries (one per worker), got " + std::to_string(listed.size()));
+    sizes.assign(listed.begin(), listed.end());
+  } else if (batch > 0) {
+    sizes.assign(workers.size(), static_cast<int>(batch));
+  }
+  // The controller would only find out at start(); here the message can point at the key.
+  for (std::size_t n = 0; n < sizes.size(); ++n)
+    if (sizes[n] > workers[n].max_batch)
+      r.fail(listed.empty() ? "batch" : "batch_sizes", "batch " + std::to_string(sizes[n]) + " exceeds worker " + workers[n].name +
+                                                           "'s max_batch " + std::to_string(workers[n].max_batch));
+  return sizes;
+}
+
+}  // namespace
+
+orchestra::BarrierControllerOptions read_barrier_options(common::YamlReader& r, orchestra::BarrierSource source,
+                                                         const ExperimentConfig& config) {
+  orchestra::BarrierControllerOptions o = source == orchestra::BarrierSource::Fixed
+                                              ? orchestra::BarrierControllerOptions::fixed_t(1.0)
+                                              : orchestra::BarrierControllerOptions::orchestra_lcm();
+  if (source == orchestra::BarrierSource::Fixed) {
+    if (!r.has("T_ms")) r.fail("T_ms", "required key is missing (fixed-t needs the barrier T in ms, e.g. T_ms: 250)");
+    o.fixed_barrier_ms = r.real("T_ms", 0.0, 0.0, kHuge, true);
+  }
+  o.batch_sizes = read_batch_sizes(r, config);
+  o.max_step_spread = static_cast<int>(r.integer("M", o.max_step_spread, 0, kMaxSteps));
+  o.max_local_steps = static_cast<int>(r.integer("max_local_steps", o.max_local_steps, 1, kMaxSteps));
+  o.action_unit_ms = r.real("unit_ms", o.action_unit_ms, 0.0, kHuge);
+  if (source == orchestra::BarrierSource::Lcm) {
+    // Utilization by default: the literal idle rule picks tau = 2 / 1 and averages after every slow
+    // step, DSGD's communication rate (see orchestra/lcm_heuristic.hpp); `objective: idle` keeps it.
+    o.lcm_objective = r.option("objective", orchestra::LcmObjective::Utilization,
+                               {{"utilization", orchestra::LcmObjective::Utilization}, {"idle", orchestra::LcmObjective::Idle}});
+    o.rerun_lcm_each_epoch = r.boolean("rerun_lcm", o.rerun_lcm_each_epoch);
+  }
+  o.partition = r.option("partition", o.partition, {{"speed", orchestra::DataPartition::Speed}, {"steps", orchestra::DataPartition::Steps}});
+  o.probe_repetitions = static_cast<int>(r.integer("probes", o.probe_repetitions, 1, 1000));
+  o.horizon_epochs = config.budget.epochs;  // the RL state's progress entry
+  return o;
+}
+
+orchestra::LocalSgdBarrierEnvConfig barrier_env_config(const ExperimentConfig& config,
+                                                        const orchestra::BarrierControllerOptions& controller) {
+  if (config.training.timing_only)
+    throw common::ConfigError(config.file + ": training.timing_only: the barrier-tuning RL environment needs test accuracy for "
+                           "its reward (Orchestra Eq. 1) and its target; set timing_only: false");
+  orchestra::LocalSgdBarrierEnvConfig c;
+  c.cluster = config.cluster;
+  c.network = config.network;
+  c.training = config.training;
+  c.data = config.data;
+  c.global_batch = config.global_batch;
+  c.data_seed = config.seed;
+  c.budget.max_epochs = config.budget.epochs;
+  c.budget.max_sim_seconds = config.budget.max_sim_seconds;
+  c.budget.target_accuracy = config.budget.target_accuracy;
+  c.controller = controller;
+  return c;
+}
+
+}  // namespace experiments

@@ -1,0 +1,40 @@
+// Orchestra's policies (orchestra-lcm, fixed-t) from their YAML entries, and the barrier-tuning RL
+// environment's config from an experiment, so `orchestra run` and `orchestra train` read the same
+// keys with the same checks (errors name file:line and the key).
+//
+// Policy keys (all optional except fixed-t's T_ms; defaults are BarrierControllerOptions'):
+//   batch: 64               B_n of every worker (0 = global_batch / N, capped by each max_batch)
+//   batch_sizes: [..]       B_n per worker instead, one entry per worker in cluster order
+//   M: 8                    3.1.1's bound on max tau - min tau
+//   max_local_steps: 64     cap on every tau_n
+//   unit_ms: 0              ms per action step (0 = the fastest worker's probed batch time)
+//   objective: utilization  orchestra-lcm only: what T* minimizes, utilization ((t_W + C) / (T + C),
+//                           the all-reduce counted) or idle (3.1.1's t_W read literally); see
+//                           orchestra/lcm_heuristic.hpp for why utilization is the default here
+//   rerun_lcm: true         orchestra-lcm only: re-run the heuristic on each epoch's measured times
+//   partition: speed        speed (3.1.2, shares proportional to samples/s) or steps (B_n * tau_n)
+//   probes: 5               probes per worker at the start; t_b^n is their median
+//   T_ms: 250               fixed-t only, required: the barrier in ms
+#pragma once
+
+#include "experiments/config/config.hpp"
+#include "common/errors.hpp"
+#include "common/yaml_reader.hpp"
+#include "orchestra/barrier_controller.hpp"
+#include "orchestra/rl/local_sgd_barrier_env.hpp"
+
+namespace experiments {
+
+// Reads the keys above from a policy entry; `source` says which policy (Lcm: orchestra-lcm, Fixed:
+// fixed-t). Checks batch sizes against the cluster's max_batch. Throws common::ConfigError.
+orchestra::BarrierControllerOptions read_barrier_options(common::YamlReader& r, orchestra::BarrierSource source,
+                                                         const ExperimentConfig& config);
+
+// The RL environment on the experiment's cluster, network, model, optimizer and data: one episode
+// is at most budget.epochs epochs (and budget.max_sim_seconds), terminated at budget.target_accuracy;
+// the data set is seeded with the experiment's seed. Throws common::ConfigError for a timing-only
+// experiment (the environment needs accuracy, see orchestra/rl/local_sgd_barrier_env.hpp).
+orchestra::LocalSgdBarrierEnvConfig barrier_env_config(const ExperimentConfig& config,
+                                                        const orchestra::BarrierControllerOptions& controller);
+
+}  // namespace experiments

@@ -1,0 +1,39 @@
+// `orchestra run`: every policy of an experiment on the same cluster, data and seed; results per
+// policy (rounds.csv, epochs.csv, evals.csv, summary.json, config.json) and a comparison table.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiments/config/config.hpp"
+#include "experiments/runner/run_loop.hpp"
+
+namespace experiments {
+
+struct RunOptions {
+  std::string out_dir;                 // default: results/<experiment name>
+  std::optional<std::uint64_t> seed;   // overrides the config's seed
+  std::optional<int> threads;          // overrides runtime.threads
+  bool quiet = false;
+};
+
+struct ExperimentResult {
+  std::string out_dir;
+  std::vector<PolicyOutcome> outcomes;
+  double target_accuracy = 0;
+};
+
+// Validates everything (policies, data) before the first file is written; each policy's folder
+// appears whole, when its run has finished.
+ExperimentResult run_experiment(ExperimentConfig config, const RunOptions& options);
+
+// The table printed at the end of a run (and written as comparison.md): analysis/comparison.hpp.
+std::string comparison_table(const std::vector<PolicyOutcome>& outcomes, double target_accuracy);
+
+// summary.json of `outcome` with its speedup over the reference among `done` (speedup.hpp).
+nlohmann::json summary_of(const std::vector<PolicyOutcome>& done, const PolicyOutcome& outcome, double target_accuracy);
+// Rewrites every policy's summary.json once all have run, against the final reference.
+void write_final_summaries(const std::string& out_dir, const std::vector<PolicyOutcome>& outcomes, double target_accuracy);
+
+}  // namespace experiments

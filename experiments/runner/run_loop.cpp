@@ -1,0 +1,124 @@
+#include "experiments/runner/run_loop.hpp"
+
+#include <chrono>
+#include <cmath>
+
+#include "env/train/local_sgd_env.hpp"
+#include "experiments/results/round_csv.hpp"
+
+namespace experiments {
+
+PolicyOutcome run_policy(const ExperimentConfig& config, const PolicyConfig& entry, env::BarrierPolicy& policy,
+                         env::RoundCluster& cluster, Progress& progress, const std::optional<RunCheckpoint>& resume,
+                         const EpochCallback& after_epoch) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  std::vector<std::string> names;
+  for (const auto& w : config.cluster.workers) names.push_back(w.name);
+  PolicyOutcome out;
+  RunTotals totals;
+  if (resume) {
+    out = resume->outcome;
+    totals = resume->totals;
+  } else {
+    out.label = entry.label;
+    out.kind = entry.kind;
+    if (config.write_rounds) out.rounds_csv = rounds_csv_header();
+    if (config.write_rounds) out.iterations_csv = iterations_csv_header(names);
+    out.idle_s_per_worker.assign(names.size(), 0.0);
+  }
+  out.clock = cluster.clock_kind();
+  progress.set_clock(out.clock);
+  out.timing_only = config.training.timing_only;
+  const double wall_before = resume ? resume->outcome.wall_seconds : 0.0;  // of the run that was cut off
+
+  const Budget& budget = config.budget;
+  const bool accuracy = !config.training.timing_only;
+  const double time_limit_ms = budget.max_sim_seconds > 0 ? budget.max_sim_seconds * 1000.0 : INFINITY;
+  auto record = [&](const EvalPoint& p) {
+    out.evals.push_back(p);
+    if (!out.time_to_target_s && p.accuracy >= budget.target_accuracy) out.time_to_target_s = p.clock_s;
+  };
+  auto finish_outcome = [&](double clock_ms) {
+    out.rounds = cluster.rounds();
+    out.sim_time_s = clock_ms / 1000.0;
+    out.mean_straggler_effect = out.rounds > 0 ? totals.straggler_sum / static_cast<double>(out.rounds) : 0.0;
+    out.mean_utilization =
+        out.sim_time_s > 0 ? totals.busy_ms / 1000.0 / (static_cast<double>(names.size()) * out.sim_time_s) : 0.0;
+    out.final_accuracy = out.evals.empty() ? NAN : out.evals.back().accuracy;
+    out.final_loss = out.evals.empty() ? NAN : out.evals.back().loss;
+    out.wall_seconds = wall_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  };
+
+  policy.start(cluster.view());
+  bool out_of_time = false;
+  while (static_cast<int>(out.epochs.size()) < budget.epochs && !out_of_time && !(budget.stop_at_target && out.time_to_target_s)) {
+    bool epoch_end = false;
+    while (!epoch_end) {
+      env::PlanContext context;
+      context.round = cluster.rounds();
+      context.epoch = cluster.epoch();
+      context.epoch_start = !cluster.in_epoch();
+      context.clock_ms = cluster.clock_ms();
+      const env::RoundReport report = cluster.run_round(policy.plan(context));
+      epoch_end = report.epoch_end;
+      policy.observe_round(report);
+      if (config.write_rounds) append_round_rows(out.rounds_csv, report, names);
+      if (config.write_rounds) append_iteration_row(out.iterations_csv, report);
+      totals.straggler_sum += report.straggler_effect;
+      for (std::size_t i = 0; i < report.workers.size(); ++i) {
+        totals.busy_ms += report.workers[i].compute_ms;
+        out.idle_s_per_worker[i] += report.workers[i].idle_ms / 1000.0;
+      }
+      progress.update(entry.label, cluster.epoch(), budget.epochs, cluster.epoch_progress(), report.clock_ms / 1000.0);
+      const bool periodic = budget.eval_every_rounds > 0 && (report.round + 1) % budget.eval_every_rounds == 0;
+      if (periodic && !epoch_end && accuracy) {
+        const auto eval = cluster.evaluate();
+        record({report.round + 1, cluster.epoch(), report.clock_ms / 1000.0, eval.accuracy, eval.loss});
+      }
+      if (report.clock_ms >= time_limit_ms) {
+        out_of_time = true;
+        break;
+      }
+    }
+    if (!epoch_end) {  // the time budget ran out inside an epoch
+      if (accuracy) {
+        const auto eval = cluster.evaluate();
+        record({cluster.rounds(), cluster.epoch(), cluster.clock_ms() / 1000.0, eval.accuracy, eval.loss});
+      }
+      break;
+    }
+    const env::EpochReport epoch = cluster.finish_epoch();
+    cluster.off_the_clock([&] {
+      policy.observe_epoch(epoch);
+      out.epochs.push_back(epoch);
+      if (accuracy) record({cluster.rounds(), epoch.epoch + 1, epoch.clock_ms / 1000.0, epoch.accuracy, epoch.loss});
+      progress.epoch_done(entry.label, epoch, budget.epochs);
+      if (!after_epoch) return;
+      RunCheckpoint checkpoint;
+      checkpoint.epochs_done = cluster.epoch();
+      checkpoint.rounds = cluster.rounds();
+      checkpoint.clock_ms = epoch.clock_ms;
+      checkpoint.totals = totals;
+      finish_outcome(epoch.clock_ms);
+      checkpoint.outcome = out;
+      after_epoch(checkpoint);
+    });
+  }
+  finish_outcome(cluster.clock_ms());
+  return out;
+}
+
+PolicyOutcome simulate_policy(const ExperimentConfig& config, const PolicyConfig& entry, env::BarrierPolicy& policy,
+                              std::shared_ptr<const env::DatasetPair> data, Progress& progress) {
+  env::EnvSpec spec;
+  spec.simulation.cluster = config.cluster;
+  spec.simulation.network = config.network;
+  spec.simulation.global_batch = config.global_batch;
+  spec.simulation.train_samples = config.timing_train_samples;
+  spec.simulation.message_bytes = config.network.message_bytes;
+  spec.training = config.training;
+  env::LocalSgdEnv cluster(spec, config.training.timing_only ? nullptr : data, config.seed, env::input_shape_of(config.data));
+  return run_policy(config, entry, policy, cluster, progress);
+}
+
+}  // namespace experiments

@@ -1,0 +1,83 @@
+#include "experiments/runner/train_config.hpp"
+
+#include <filesystem>
+
+#include "agents/toy_barrier_env.hpp"
+#include "common/errors.hpp"
+#include "experiments/config/config.hpp"
+#include "experiments/registry/orchestra_options.hpp"
+#include "common/yaml_reader.hpp"
+#include "orchestra/rl/local_sgd_barrier_env.hpp"
+#include "orchestra/rl_state.hpp"
+
+namespace experiments {
+namespace {
+
+orchestra::LocalSgdBarrierEnvConfig env_config(const TrainConfig& config, const std::string& experiment) {
+  const ExperimentConfig exp = load_config(experiment);
+  common::YamlReader r(config.controller, config.file, "controller");
+  const orchestra::BarrierControllerOptions controller = read_barrier_options(r, orchestra::BarrierSource::Lcm, exp);
+  r.reject_unknown_keys();
+  orchestra::LocalSgdBarrierEnvConfig c = barrier_env_config(exp, controller);
+  c.reward_record = config.reward_record;
+  c.reward = config.reward;
+  c.time_reward_scale_s = config.time_reward_scale_s;
+  return c;
+}
+
+}  // namespace
+
+TrainConfig load_train_config(const std::string& path) {
+  if (!std::filesystem::exists(path)) throw common::ConfigError(path + ": no such config file");
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::ParserException& e) {
+    throw common::ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
+  }
+  if (!root.IsMap()) throw common::ConfigError(path + ": expected a mapping with keys like environment:, experiments:, a3c:");
+  TrainConfig c;
+  c.file = path;
+  common::YamlReader top(root, path, "");
+  c.name = top.text("name", std::filesystem::path(path).stem().string());
+  c.environment = top.option("environment", TrainEnvironment::LocalSgd, {{"local-sgd", TrainEnvironment::LocalSgd}, {"toy", TrainEnvironment::Toy}});
+  c.toy_step_ms = top.real("toy_step_ms", 0.0, 0.0, 60000.0);
+  c.controller = top.raw("controller");
+  c.reward_record = top.option("reward_record", orchestra::RecordScope::Episode,
+                               {{"episode", orchestra::RecordScope::Episode}, {"history", orchestra::RecordScope::History}});
+  using Reward = orchestra::LocalSgdBarrierEnvConfig::Reward;
+  c.reward = top.option("reward", Reward::Eq1, {{"eq1", Reward::Eq1}, {"epoch_time", Reward::EpochTime}});
+  c.time_reward_scale_s = top.real("time_reward_scale_s", c.time_reward_scale_s, 0.0, 1e9, /*min_exclusive=*/true);
+  const YAML::Node list = top.raw("experiments");
+  if (list && !list.IsNull()) {
+    if (!list.IsSequence()) top.fail("experiments", "expected a list of experiment config files");
+    for (const auto& item : list) {
+      if (!item.IsScalar()) common::YamlReader::fail_at(item, path, "experiments", "expected a file name");
+      std::filesystem::path p = item.Scalar();
+      if (p.is_relative()) p = std::filesystem::path(path).parent_path() / p;
+      if (!std::filesystem::exists(p)) common::YamlReader::fail_at(item, path, "experiments", p.string() + ": no such file");
+      c.experiments.push_back(p.string());
+    }
+  }
+  c.a3c = agents::read_a3c_options(top.raw("a3c"), path, "a3c");
+  top.reject_unknown_keys();
+  if (c.environment == TrainEnvironment::Toy) {
+    c.observation_size = agents::ToyBarrierEnv::kObservationSize;
+  } else {
+    if (c.experiments.empty()) top.fail("experiments", "environment local-sgd needs at least one experiment config");
+    for (std::size_t k = 0; k < c.experiments.size(); ++k) {
+      const auto environment = env_config(c, c.experiments[k]);  // errors now, not in an agent
+      if (k == 0) c.action_unit_ms = environment.controller.action_unit_ms;
+    }
+    c.observation_size = orchestra::StateLayout::kStateSize;
+  }
+  return c;
+}
+
+std::unique_ptr<orchestra::BarrierEnv> make_training_env(const TrainConfig& config, int index) {
+  if (config.environment == TrainEnvironment::Toy) return std::make_unique<agents::ToyBarrierEnv>(config.toy_step_ms);
+  const std::string& experiment = config.experiments[static_cast<std::size_t>(index) % config.experiments.size()];
+  return std::make_unique<orchestra::LocalSgdBarrierEnv>(env_config(config, experiment));
+}
+
+}  // namespace experiments

@@ -1,0 +1,123 @@
+#include "orchestra/rl/local_sgd_barrier_env.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace orchestra {
+namespace {
+
+[[noreturn]] void bad_config(const std::string& field, const std::string& message) {
+  throw std::invalid_argument("orchestra RL environment: " + field + ": " + message);
+}
+
+void validate(const LocalSgdBarrierEnvConfig& c) {
+  if (c.training.timing_only)
+    bad_config("training.timing_only",
+               "the barrier-tuning environment needs test accuracy (the Eq. 1 reward and the target-accuracy "
+               "termination); timing-only runs have none. Use the orchestra-lcm or fixed-t policy for timing studies");
+  if (c.cluster.num_workers() < 1) bad_config("cluster", "needs at least one worker");
+  if (c.global_batch < 1) bad_config("global_batch", "expected a positive integer, got " + std::to_string(c.global_batch));
+  if (c.budget.max_epochs < 1)
+    bad_config("budget.max_epochs", "expected an integer >= 1, got " + std::to_string(c.budget.max_epochs));
+  if (!(std::isfinite(c.budget.max_sim_seconds) && c.budget.max_sim_seconds >= 0))
+    bad_config("budget.max_sim_seconds", "expected seconds >= 0 (0 = no limit), got " + std::to_string(c.budget.max_sim_seconds));
+  if (!(std::isfinite(c.time_reward_scale_s) && c.time_reward_scale_s > 0))
+    bad_config("time_reward_scale_s", "expected seconds > 0, got " + std::to_string(c.time_reward_scale_s));
+  if (!(c.budget.target_accuracy > 0 && c.budget.target_accuracy <= 1))
+    bad_config("budget.target_accuracy", "expected a number in (0, 1], got " + std::to_string(c.budget.target_accuracy));
+  BarrierController check(c.controller);  // its constructor validates the controller options
+}
+
+}  // namespace
+
+LocalSgdBarrierEnv::LocalSgdBarrierEnv(LocalSgdBarrierEnvConfig config, std::shared_ptr<const env::DatasetPair> data)
+    : config_(std::move(config)), data_(std::move(data)), reward_(0.0, config_.reward_record) {
+  validate(config_);
+  if (config_.controller.horizon_epochs == 0) config_.controller.horizon_epochs = config_.budget.max_epochs;
+  // Loaded once: episodes differ in the replicas' initialization, the data order and the noise, not
+  // in the data set itself.
+  if (!data_) data_ = std::make_shared<const env::DatasetPair>(env::load_dataset(config_.data, config_.data_seed));
+}
+
+const BarrierController& LocalSgdBarrierEnv::controller() const {
+  if (!controller_) throw std::logic_error("orchestra RL environment: controller() before reset()");
+  return *controller_;
+}
+
+ResetResult LocalSgdBarrierEnv::reset(std::uint64_t seed) {
+  env::EnvSpec spec;
+  spec.simulation.cluster = config_.cluster;
+  spec.simulation.network = config_.network;
+  spec.simulation.global_batch = config_.global_batch;
+  spec.simulation.message_bytes = config_.network.message_bytes;
+  spec.training = config_.training;
+  spec.training.planned_epochs = config_.budget.max_epochs;  // the cosine schedule spans the episode
+  env_ = std::make_unique<env::LocalSgdEnv>(spec, data_, seed, env::input_shape_of(config_.data));
+
+  controller_.emplace(config_.controller);
+  controller_->start(env_->view());
+
+  const env::EvalResult untrained = env_->evaluate();
+  reward_.reset(untrained.accuracy);
+  last_reward_ = RewardResult{};
+  epochs_ = 0;
+  over_ = false;
+
+  ResetResult result;
+  result.observation = controller_->observation();
+  result.info.barrier_ms = controller_->barrier_ms();
+  result.info.clock_ms = env_->clock_ms();
+  result.info.accuracy = untrained.accuracy;
+  result.info.loss = untrained.loss;
+  result.info.reached_target = untrained.accuracy >= config_.budget.target_accuracy;
+  return result;
+}
+
+StepResult LocalSgdBarrierEnv::step(int action) {
+  if (action < static_cast<int>(BarrierAction::Decrease) || action > static_cast<int>(BarrierAction::Increase))
+    throw std::invalid_argument("orchestra RL environment: step(): action must be -1, 0 or +1 (decrease, keep or "
+                                "increase T by one unit), got " + std::to_string(action));
+  if (!env_) throw std::logic_error("orchestra RL environment: step() before reset()");
+  if (over_)
+    throw std::invalid_argument("orchestra RL environment: step() after the episode ended (epoch " +
+                                std::to_string(epochs_) + "); call reset() first");
+
+  // 3.1.3: "The agent will try to adjust this value at the beginning of each epoch."
+  controller_->move_barrier(action);
+  const double barrier_ms = controller_->barrier_ms();
+  do {
+    env::PlanContext context;
+    context.round = env_->rounds();
+    context.epoch = env_->epoch();
+    context.epoch_start = !env_->in_epoch();
+    context.clock_ms = env_->clock_ms();
+    controller_->observe_round(env_->run_round(controller_->plan(context)));
+  } while (!env_->epoch_finished());
+  const env::EpochReport epoch = env_->finish_epoch();
+  controller_->observe_epoch(epoch);
+  ++epochs_;
+  last_reward_ = reward_.observe(epoch);
+
+  StepResult result;
+  result.observation = controller_->observation();
+  result.reward = config_.reward == LocalSgdBarrierEnvConfig::Reward::EpochTime
+                      ? -epoch.epoch_ms / 1000.0 / config_.time_reward_scale_s
+                      : static_cast<double>(last_reward_.reward);
+  result.info.epoch = epochs_;
+  result.info.barrier_ms = barrier_ms;
+  result.info.epoch_ms = epoch.epoch_ms;
+  result.info.clock_ms = env_->clock_ms();
+  result.info.accuracy = epoch.accuracy;
+  result.info.loss = epoch.loss;
+  result.info.reached_target = epoch.accuracy >= config_.budget.target_accuracy;
+  result.terminated = result.info.reached_target;
+  const bool out_of_epochs = epochs_ >= config_.budget.max_epochs;
+  const bool out_of_time = config_.budget.max_sim_seconds > 0 && env_->clock_ms() >= config_.budget.max_sim_seconds * 1000.0;
+  result.truncated = !result.terminated && (out_of_epochs || out_of_time);
+  over_ = result.terminated || result.truncated;
+  return result;
+}
+
+}  // namespace orchestra

@@ -1,0 +1,166 @@
+// A3C building blocks: n-step returns and advantages worked by hand, the loss, gradient clipping,
+// the a3c: options reader, and policy files (save then load acts the same).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+
+#include "agents/a3c_loss.hpp"
+#include "agents/a3c_options.hpp"
+#include "agents/policy_file.hpp"
+#include "agents/returns.hpp"
+#include "agents/rollout.hpp"
+#include "agents/toy_barrier_env.hpp"
+#include "common/errors.hpp"
+#include "test_helpers.hpp"
+
+using doctest::Approx;
+
+TEST_CASE("n-step returns bootstrap from V(s_t) and give R - V as advantage") {
+  // gamma = 0.9, rewards 1, 0, -1, bootstrap V(s_3) = 2:
+  //   R_2 = -1 + 0.9 * 2     = 0.8
+  //   R_1 =  0 + 0.9 * 0.8   = 0.72
+  //   R_0 =  1 + 0.9 * 0.72  = 1.648
+  const agents::NStepTargets t = agents::n_step_targets({1, 0, -1}, {0.5, 0.25, 1.0}, 2.0, 0.9);
+  REQUIRE(t.returns.size() == 3);
+  CHECK(t.returns[0] == Approx(1.648));
+  CHECK(t.returns[1] == Approx(0.72));
+  CHECK(t.returns[2] == Approx(0.8));
+  CHECK(t.advantages[0] == Approx(1.648 - 0.5));
+  CHECK(t.advantages[1] == Approx(0.72 - 0.25));
+  CHECK(t.advantages[2] == Approx(0.8 - 1.0));
+}
+
+TEST_CASE("a terminal rollout bootstraps from 0; gamma 0 keeps only the reward") {
+  const agents::NStepTargets terminal = agents::n_step_targets({1, 1}, {0, 0}, 0.0, 0.5);
+  CHECK(terminal.returns[0] == Approx(1.5));  // 1 + 0.5 * 1
+  CHECK(terminal.returns[1] == Approx(1.0));
+  const agents::NStepTargets myopic = agents::n_step_targets({3, -2}, {1, 1}, 10.0, 0.0);
+  CHECK(myopic.returns[0] == Approx(3));
+  CHECK(myopic.returns[1] == Approx(-2));
+  CHECK(myopic.advantages[1] == Approx(-3));
+}
+
+TEST_CASE("n-step returns reject mismatched sizes and gamma out of range") {
+  CHECK_THROWS_AS(agents::n_step_targets({1, 2}, {0}, 0, 0.9), std::invalid_argument);
+  CHECK_THROWS_AS(agents::n_step_targets({1}, {0}, 0, 1.5), std::invalid_argument);
+}
+
+TEST_CASE("the A3C loss matches its terms computed by hand") {
+  // Two steps, logits zero (uniform pi = 1/3): log pi = -ln 3 for any action, entropy = ln 3.
+  agents::ActorCriticOutput out{torch::zeros({2, 3}), torch::tensor({0.5f, -1.0f})};
+  agents::A3cOptions o;
+  o.value_loss_coef = 0.5;
+  o.entropy_coef = 0.01;
+  const agents::A3cLoss loss = agents::a3c_loss(out, {0, 2}, {1.5, 1.0}, {2.0, -1.0}, o);
+  const double ln3 = std::log(3.0);
+  CHECK(loss.policy == Approx(-((-ln3) * 2.0 + (-ln3) * -1.0) / 2));  // -mean(log pi * A) = ln3 / 2
+  CHECK(loss.value == Approx(((1.5 - 0.5) * (1.5 - 0.5) + (1.0 + 1.0) * (1.0 + 1.0)) / 2));  // 2.5
+  CHECK(loss.entropy == Approx(ln3));
+  CHECK(loss.total.item<double>() == Approx(loss.policy + 0.5 * 2.5 - 0.01 * ln3).epsilon(1e-5));
+  CHECK_THROWS_AS(agents::a3c_loss(out, {0}, {1.0}, {1.0}, o), std::invalid_argument);
+}
+
+TEST_CASE("gradient clipping rescales the global norm and keeps the direction") {
+  torch::nn::Linear layer(2, 1);
+  layer->weight.mutable_grad() = torch::tensor({{3.0f, 0.0f}});
+  layer->bias.mutable_grad() = torch::tensor({4.0f});
+  CHECK(agents::clip_gradients(*layer, 1.0) == Approx(5.0));
+  CHECK(layer->weight.grad()[0][0].item<double>() == Approx(0.6).epsilon(1e-4));
+  CHECK(layer->bias.grad()[0].item<double>() == Approx(0.8).epsilon(1e-4));
+  CHECK(agents::clip_gradients(*layer, 0.0) == Approx(1.0).epsilon(1e-4));  // 0: measure only
+}
+
+TEST_CASE("a3c: options read with defaults, and errors name file:line and key") {
+  const YAML::Node node = YAML::Load("a3c:\n  n_steps: 8\n  hidden: [32]\n  optimizer: rmsprop\n")["a3c"];
+  const agents::A3cOptions o = agents::read_a3c_options(node, "train.yaml");
+  CHECK(o.n_steps == 8);
+  CHECK(o.hidden == std::vector<int>{32});
+  CHECK(o.optimizer == agents::OptimizerKind::RmsProp);
+  CHECK(o.gamma == Approx(0.99));
+  CHECK(agents::read_a3c_options(YAML::Node(), "x.yaml").agents == 2);
+
+  CHECK_THROWS_WITH_AS(agents::read_a3c_options(YAML::Load("a3c:\n  n_steps: -3\n")["a3c"], "t.yaml"),
+                       "t.yaml:2: a3c.n_steps: expected a positive integer, got -3", common::ConfigError);
+  CHECK_THROWS_WITH_AS(agents::read_a3c_options(YAML::Load("a3c:\n  gamma: 0.9\n  gama: 1\n")["a3c"], "t.yaml"),
+                       doctest::Contains("t.yaml:3: a3c.gama: unknown key (known here: agent_silence_s, agents,"),
+                       common::ConfigError);
+  CHECK_THROWS_WITH_AS(agents::read_a3c_options(YAML::Load("a3c:\n  hidden: [8, x]\n")["a3c"], "t.yaml"),
+                       "t.yaml:2: a3c.hidden[1]: expected a positive integer, got 'x'", common::ConfigError);
+}
+
+namespace {
+
+std::vector<std::vector<float>> random_observations(int count, int size, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::vector<float>> out(static_cast<std::size_t>(count), std::vector<float>(static_cast<std::size_t>(size)));
+  for (auto& o : out)
+    for (auto& x : o) x = static_cast<float>(static_cast<double>(rng() >> 11) / 9007199254740992.0) * 4.0f - 2.0f;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a saved policy loads with the same weights and gives the same actions") {
+  testing::TempDir dir;
+  torch::manual_seed(3);
+  agents::A3cPolicy policy(agents::ActorCritic(agents::ActorCriticSpec{12, {16, 8}}), 42, 150.0);
+  policy.save(dir / "policy.pt");
+  agents::A3cPolicy loaded = agents::A3cPolicy::load(dir / "policy.pt");
+  CHECK(loaded.updates() == 42);
+  CHECK(loaded.action_unit_ms() == 150.0);
+  CHECK(loaded.observation_size() == 12);
+  CHECK(agents::flat_parameters(loaded.network()) == agents::flat_parameters(policy.network()));
+  int moves = 0;
+  for (const auto& obs : random_observations(200, 12, 7)) {
+    const int a = policy.predict(obs);
+    CHECK(loaded.predict(obs) == a);
+    CHECK(loaded.probabilities(obs) == policy.probabilities(obs));
+    moves += a != 0;
+  }
+  CHECK(moves >= 0);
+  // The file is the zip that torch.load reads; its root record is the pickled dict.
+  const std::string bytes = testing::read_text(dir / "policy.pt");
+  CHECK(bytes.substr(0, 2) == "PK");
+}
+
+TEST_CASE("loading a missing or foreign file says which and why") {
+  testing::TempDir dir;
+  CHECK_THROWS_AS(agents::A3cPolicy::load(dir / "nope.pt"), std::runtime_error);
+  testing::write_text(dir / "junk.pt", "not a policy");
+  CHECK_THROWS_AS(agents::A3cPolicy::load(dir / "junk.pt"), std::runtime_error);
+  testing::write_text(dir / "dict.pt", "");
+  c10::impl::GenericDict other(c10::StringType::get(), c10::AnyType::get());
+  other.insert("format", std::string("something-else"));
+  const std::vector<char> bytes = torch::pickle_save(c10::IValue(other));
+  testing::write_text(dir / "dict.pt", std::string(bytes.begin(), bytes.end()));
+  CHECK_THROWS_WITH_AS(agents::A3cPolicy::load(dir / "dict.pt"), doctest::Contains("not an orchestra-a3c policy"),
+                       std::runtime_error);
+}
+
+TEST_CASE("rollouts stop at the episode end and the toy env is seeded") {
+  agents::ToyBarrierEnv env_a, env_b;
+  torch::manual_seed(1);
+  agents::ActorCritic net(agents::ActorCriticSpec{agents::ToyBarrierEnv::kObservationSize, {16}});
+  agents::RolloutRunner ra(env_a, 9), rb(env_b, 9);
+  std::mt19937_64 ga(5), gb(5);
+  int finished = 0;
+  for (int i = 0; i < 20; ++i) {
+    const agents::Rollout a = ra.collect(net, 5, ga);
+    const agents::Rollout b = rb.collect(net, 5, gb);
+    CHECK(a.action_indices == b.action_indices);
+    CHECK(a.rewards == b.rewards);
+    CHECK(a.observations.size() <= 5);
+    finished += static_cast<int>(a.finished.size());
+    if (!a.finished.empty()) CHECK(a.observations.size() >= 1);
+  }
+  CHECK(finished >= 2);
+  CHECK(ra.steps() == rb.steps());
+  const agents::Rollout r = ra.collect(net, 3, ga);
+  agents::A3cOptions o;
+  const agents::GradientResult g = agents::rollout_gradient(net, r, o);
+  CHECK(static_cast<std::int64_t>(g.gradient.size()) == agents::parameter_count(net));
+  double norm = 0;
+  for (float x : g.gradient) norm += double(x) * x;
+  CHECK(std::sqrt(norm) <= o.max_grad_norm + 1e-4);
+}

@@ -1,0 +1,206 @@
+// `orchestra train` as processes: a killed agent does not stop training, --resume after a killed
+// trainer continues from the checkpoint's update counter, and a trained policy deploys as
+// `orchestra-a3c` in `orchestra run`. The toy environment (agents/toy_barrier_env.hpp) with a few
+// ms per step keeps each run to seconds; every wait below has a deadline.
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <regex>
+#include <thread>
+
+#include "agents/policy_file.hpp"
+#include "orchestra/rl_state.hpp"
+#include "test_helpers.hpp"
+
+namespace {
+
+std::string toy_config(std::int64_t updates) {
+  return R"(name: toy
+environment: toy
+toy_step_ms: 3
+a3c:
+  agents: 2
+  hidden: [16]
+  n_steps: 4
+  total_updates: )" + std::to_string(updates) + R"(
+  log_every: 10
+  checkpoint_every: 50
+  agent_silence_s: 1
+  reply_timeout_s: 5
+  idle_timeout_s: 20
+  poll_interval_ms: 20
+)";
+}
+
+// The trainer as a child whose pid we know (to kill it), output to `log`.
+pid_t start(const std::string& args, const std::string& log) {
+  const std::string command = "exec " + std::string(ORCHESTRA_BINARY) + " " + args + " > " + log + " 2>&1";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// Exit status, or -1 after `seconds` (the child is then killed).
+int wait_for(pid_t pid, double seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  int status = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, &status, 0);
+  return -1;
+}
+
+// Polls until `ready` or the deadline; returns whether it became ready.
+template <typename F>
+bool eventually(F ready, double seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (ready()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+std::int64_t last_update(const std::string& csv_path) {
+  const std::string csv = testing::read_text(csv_path);
+  const auto end = csv.find_last_not_of('\n');
+  if (end == std::string::npos) return 0;
+  const auto start_of_line = csv.rfind('\n', end);
+  if (start_of_line == std::string::npos) return 0;
+  const std::string line = csv.substr(start_of_line + 1);
+  return line.empty() || !std::isdigit(static_cast<unsigned char>(line[0])) ? 0 : std::stoll(line);
+}
+
+}  // namespace
+
+TEST_CASE("a killed agent process does not stop training; the server notices and goes on") {
+  testing::TempDir dir;
+  testing::write_text(dir / "toy.yaml", toy_config(400));
+  const pid_t trainer = start("train " + (dir / "toy.yaml") + " --out " + (dir / "out"), dir / "log");
+  std::smatch m;
+  std::string log;
+  REQUIRE(eventually([&] {
+    log = testing::read_text(dir / "log");
+    return std::regex_search(log, m, std::regex("agent process 0: pid ([0-9]+)"));
+  }, 30));
+  const pid_t victim = static_cast<pid_t>(std::stol(m[1]));
+  REQUIRE(eventually([&] { return last_update(dir / "out/train.csv") >= 40; }, 60));
+  REQUIRE(::kill(victim, SIGKILL) == 0);
+  CHECK(wait_for(trainer, 120) == 0);
+  log = testing::read_text(dir / "log");
+  INFO(log);
+  CHECK(log.find("killed by signal 9") != std::string::npos);
+  CHECK(log.find("silent for") != std::string::npos);
+  CHECK(log.find("trained 400 updates") != std::string::npos);
+  CHECK(last_update(dir / "out/train.csv") == 400);
+  CHECK(std::filesystem::exists(dir / "out/policy.pt"));
+}
+
+TEST_CASE("--resume after a killed trainer continues from the checkpoint's update counter") {
+  testing::TempDir dir;
+  testing::write_text(dir / "toy.yaml", toy_config(1000000));
+  const pid_t trainer = start("train " + (dir / "toy.yaml") + " --out " + (dir / "out"), dir / "log1");
+  REQUIRE(eventually([&] { return last_update(dir / "out/train.csv") >= 120; }, 60));
+  ::kill(trainer, SIGKILL);
+  CHECK(wait_for(trainer, 10) == 128 + SIGKILL);
+  const std::int64_t killed_at = last_update(dir / "out/train.csv");
+
+  const auto r = testing::run_command(std::string(ORCHESTRA_BINARY) + " train " + (dir / "toy.yaml") + " --out " +
+                                      (dir / "out") + " --resume --updates " + std::to_string(killed_at + 60));
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  std::smatch m;
+  REQUIRE(std::regex_search(r.output, m, std::regex("resuming from .*checkpoint.pt at update ([0-9]+)")));
+  const std::int64_t resumed_at = std::stoll(m[1]);
+  CHECK(resumed_at >= 100);
+  CHECK(resumed_at % 50 == 0);  // a checkpoint_every boundary: the last checkpoint before the kill
+  CHECK(resumed_at <= killed_at);
+  CHECK(r.output.find("trained " + std::to_string(killed_at + 60) + " updates") != std::string::npos);
+  // train.csv: the rows after the checkpoint were redone, not duplicated.
+  const std::string csv = testing::read_text(dir / "out/train.csv");
+  CHECK(csv.find("\n" + std::to_string(resumed_at + 10) + ",") == csv.rfind("\n" + std::to_string(resumed_at + 10) + ","));
+  CHECK(last_update(dir / "out/train.csv") == killed_at + 60);
+  CHECK(agents::A3cPolicy::load(dir / "out/policy.pt").updates() == killed_at + 60);
+}
+
+TEST_CASE("train, serve, agent and keygen reject bad input with one line") {
+  testing::TempDir dir;
+  const std::string bin = ORCHESTRA_BINARY;
+  testing::write_text(dir / "bad.yaml", "environment: toy\na3c:\n  gamma: 2\n");
+  auto r = testing::run_command(bin + " train " + (dir / "bad.yaml"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("bad.yaml:3: a3c.gamma: expected a number >= 0 and <= 1, got 2") != std::string::npos);
+  testing::write_text(dir / "exp.yaml", "environment: local-sgd\n");
+  r = testing::run_command(bin + " train " + (dir / "exp.yaml"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("experiments: environment local-sgd needs at least one experiment config") != std::string::npos);
+  testing::write_text(dir / "toy.yaml", toy_config(10));
+  r = testing::run_command(bin + " serve " + (dir / "toy.yaml") + " --bind tcp://0.0.0.0:0");
+  CHECK(r.exit_code != 0);
+  CHECK(r.output.find("needs CURVE keys") != std::string::npos);
+  r = testing::run_command(bin + " agent " + (dir / "toy.yaml"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("--connect") != std::string::npos);
+  r = testing::run_command(bin + " keygen " + (dir / "keys"));
+  CHECK(r.exit_code == 0);
+  CHECK((std::filesystem::status(dir / "keys").permissions() & std::filesystem::perms::group_read) == std::filesystem::perms::none);
+}
+
+TEST_CASE("orchestra-a3c deploys a policy file in orchestra run; a wrong file is a config error") {
+  testing::TempDir dir;
+  torch::manual_seed(2);
+  // Trained with T moving 7.5 ms per action: deployed with that unit unless the config names one.
+  agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{orchestra::StateLayout::kStateSize, {8}}), 0, 7.5)
+      .save(dir / "p.pt");
+  agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{8, {8}})).save(dir / "toy.pt");
+  const std::string experiment = R"(name: deploy
+seed: 5
+data:
+  dataset: synthetic
+  synthetic: {train: 512, test: 128, side: 6}
+model: {arch: mlp, hidden: [16]}
+training: {global_batch: 32, epochs: 3, target_accuracy: 0.5}
+cluster:
+  servers:
+    - name: s0
+      workers:
+        - {name: fast, time_model: {coefficients: [1, 0.1]}, max_batch: 64, noise: 0.05}
+        - {name: slow, time_model: {coefficients: [3, 0.4]}, max_batch: 64, noise: 0.05}
+policies:
+  - orchestra-lcm
+  - {name: orchestra-a3c, policy: POLICY}
+  - {name: orchestra-random, seed: 3}
+)";
+  // Writes NAME.yaml with POLICY replaced by `policy` (paths relative to the config's folder) and
+  // runs it into NAME/.
+  const auto run_with = [&](const std::string& name, const std::string& policy) {
+    std::string yaml = experiment;
+    yaml.replace(yaml.find("POLICY"), 6, policy);
+    testing::write_text(dir / (name + ".yaml"), yaml);
+    return testing::run_command(std::string(ORCHESTRA_BINARY) + " run " + (dir / (name + ".yaml")) + " --quiet --out " +
+                                (dir / name));
+  };
+  auto r = run_with("deploy", "p.pt");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(std::filesystem::exists(dir / "deploy/orchestra-a3c"));
+  CHECK(std::filesystem::exists(dir / "deploy/orchestra-random"));
+  CHECK(testing::read_text(dir / "deploy/orchestra-a3c/config.json").find("\"unit_ms\": 7.5") != std::string::npos);
+  r = run_with("unit", "p.pt, unit_ms: 3");
+  CHECK(r.exit_code == 0);
+  CHECK(testing::read_text(dir / "unit/orchestra-a3c/config.json").find("\"unit_ms\": 3") != std::string::npos);
+  r = run_with("wrong", "toy.pt");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("wrong.yaml:16: policies[1].policy:") != std::string::npos);
+  CHECK(r.output.find("trained on observations of 8 entries") != std::string::npos);
+}

@@ -1,0 +1,325 @@
+// Real multi-process runs on c10d (issue 6): Gloo collectives between ranks, the same numbers as
+// the in-process simulator, `orchestra launch` end to end, and a killed or hung worker.
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <exception>
+#include <filesystem>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "env/real/c10d_communicator.hpp"
+#include "common/errors.hpp"
+#include "env/train/local_sgd_env.hpp"
+#include "env/real/real_worker.hpp"
+#include "test_helpers.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::uint64_t kSeed = 7;
+
+env::DataSpec small_data() {
+  env::DataSpec d;
+  d.kind = env::DatasetKind::Synthetic;
+  d.synthetic_train = 256;
+  d.synthetic_test = 64;
+  d.synthetic_side = 8;
+  return d;
+}
+
+env::TrainingSpec small_training() {
+  env::TrainingSpec t;
+  t.model.hidden = {16};
+  return t;
+}
+
+env::RoundPlan gradient_plan(int b0, int b1) {
+  env::RoundPlan p;
+  p.workers = {{b0, 1}, {b1, 1}};
+  return p;
+}
+
+env::RoundPlan average_plan(int batch, int steps) {
+  env::RoundPlan p;
+  p.aggregation = env::Aggregation::ModelAverage;
+  p.workers = {{batch, steps}, {batch, steps}};
+  return p;
+}
+
+using State = std::vector<torch::Tensor>;
+
+// The in-process reference: the simulator's LocalSgdEnv on the same seed and data.
+State in_process(const std::vector<env::RoundPlan>& plans, const std::shared_ptr<const env::DatasetPair>& data) {
+  env::EnvSpec spec;
+  for (const char* name : {"a", "b"}) {
+    env::WorkerSpec w;
+    w.name = name;
+    w.time_model = std::make_shared<env::BatchTimeModel>(std::vector<double>{1.0, 0.1});
+    spec.simulation.cluster.workers.push_back(w);
+  }
+  spec.simulation.cluster.server_names = {"s"};
+  spec.simulation.global_batch = 64;
+  spec.training = small_training();
+  env::LocalSgdEnv environment(spec, data, kSeed, {1, 8, 8});
+  for (const auto& p : plans) environment.run_round(p);
+  State out = environment.replicas()->model(0).parameters();
+  for (auto& t : out) t = t.detach().clone();
+  return out;
+}
+
+// Two ranks as threads, each with its own Gloo process group over a TCPStore on a port from the
+// OS; the first error of either rank is rethrown (gloo's test/base_test.h does the same).
+std::vector<State> two_ranks(const std::vector<env::RoundPlan>& plans, const std::shared_ptr<const env::DatasetPair>& data) {
+  env::RendezvousServer server(0, std::chrono::seconds(30));
+  std::vector<State> states(2);
+  std::vector<std::exception_ptr> errors(2);
+  std::mutex init;  // model initialization draws from libtorch's global generator
+  auto rank_main = [&](int rank) {
+    try {
+      env::RendezvousSpec spec;
+      spec.master_port = server.port();
+      spec.rank = rank;
+      spec.world_size = 2;
+      spec.timeout = std::chrono::seconds(30);
+      env::C10dCommunicator comm(spec);
+      env::RealWorkerSpec ws;
+      ws.training = small_training();
+      ws.cluster.server_names = {"s"};
+      for (const char* name : {"a", "b"}) {
+        env::WorkerSpec w;
+        w.name = name;
+        w.max_batch = 1024;
+        ws.cluster.workers.push_back(w);
+      }
+      ws.seed = kSeed;
+      std::unique_ptr<env::RealWorker> worker;
+      {
+        std::lock_guard<std::mutex> lock(init);
+        worker = std::make_unique<env::RealWorker>(ws, data, comm);
+      }
+      for (std::size_t r = 0; r < plans.size(); ++r) worker->run_round(static_cast<std::int64_t>(r), plans[r], 0.0);
+      State s = worker->replicas().model(0).parameters();
+      for (auto& t : s) t = t.detach().clone();
+      states[static_cast<std::size_t>(rank)] = s;
+    } catch (...) {
+      errors[static_cast<std::size_t>(rank)] = std::current_exception();
+    }
+  };
+  std::thread a(rank_main, 0), b(rank_main, 1);
+  a.join();
+  b.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  return states;
+}
+
+double max_difference(const State& a, const State& b) {
+  REQUIRE(a.size() == b.size());
+  double worst = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) worst = std::max(worst, (a[k] - b[k]).abs().max().item<double>());
+  return worst;
+}
+
+void check_matches_in_process(const std::vector<env::RoundPlan>& plans) {
+  auto data = std::make_shared<const env::DatasetPair>(env::make_synthetic(small_data(), kSeed));
+  const State reference = in_process(plans, data);
+  const auto ranks = two_ranks(plans, data);
+  CHECK(max_difference(ranks[0], ranks[1]) == 0.0);  // every rank holds the same model
+  CHECK(max_difference(ranks[0], reference) < 1e-6);
+  CHECK(max_difference(ranks[1], reference) < 1e-6);
+  // Training moved the weights: the comparison is not between two untouched initializations.
+  auto fresh = std::make_shared<const env::DatasetPair>(env::make_synthetic(small_data(), kSeed));
+  CHECK(max_difference(in_process({}, fresh), reference) > 1e-4);
+}
+
+// ---------------------------------------------------------------------------------------------
+// `orchestra launch` end to end.
+
+std::string quick_config(int epochs, std::int64_t train, const std::string& policies) {
+  return "name: real_test\nseed: 7\n"
+         "data: {dataset: synthetic, synthetic: {train: " + std::to_string(train) + ", test: 128, side: 8}}\n"
+         "model: {arch: mlp, hidden: [32]}\n"
+         "training: {global_batch: 64, epochs: " + std::to_string(epochs) + ", target_accuracy: 0.5}\n"
+         "cluster:\n  mode: real\n  workers:\n    - {name: fast, max_batch: 64}\n    - {name: slow, max_batch: 64}\n"
+         "  perturbations:\n    - {worker: slow, slowdown: 3}\n"
+         "policies: " + policies + "\n";
+}
+
+std::size_t data_rows(const std::string& csv_path) {
+  const std::string text = testing::read_text(csv_path);
+  std::size_t lines = 0;
+  for (char c : text) lines += c == '\n';
+  return lines > 0 ? lines - 1 : 0;
+}
+
+// Starts `orchestra launch ...` in the background; its output goes to `log`.
+pid_t spawn_launch(const std::string& args, const std::string& log) {
+  const std::string command = std::string("exec ") + ORCHESTRA_BINARY + " launch " + args + " > " + log + " 2>&1";
+  const char* argv[] = {"/bin/sh", "-c", command.c_str(), nullptr};
+  pid_t pid = -1;
+  REQUIRE(::posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char* const*>(argv), environ) == 0);
+  return pid;
+}
+
+// The worker process of `launcher` whose RANK is `rank` (read from /proc: the launcher's children).
+pid_t worker_pid(pid_t launcher, int rank) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string stat = testing::read_text(entry.path() / "stat");
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 2));
+    std::string state;
+    pid_t parent = 0;
+    rest >> state >> parent;
+    if (parent != launcher) continue;
+    const std::string environment = testing::read_text(entry.path() / "environ");
+    if (environment.find(std::string("RANK=") + std::to_string(rank) + '\0') != std::string::npos &&
+        environment.find(std::string("LOCAL_RANK=") + std::to_string(rank) + '\0') != std::string::npos)
+      return static_cast<pid_t>(std::stoi(name));
+  }
+  return -1;
+}
+
+// Waits for `pid` at most `limit`; returns its exit code, or -1 (and kills it) when it overran.
+int wait_for(pid_t pid, std::chrono::seconds limit, double* seconds) {
+  const auto start = Clock::now();
+  int status = 0;
+  while (::waitpid(pid, &status, WNOHANG) == 0) {
+    if (Clock::now() - start > limit) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  *seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+bool wait_until(const std::function<bool()>& ready, std::chrono::seconds limit) {
+  const auto start = Clock::now();
+  while (!ready()) {
+    if (Clock::now() - start > limit) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return true;
+}
+
+// A worker fails mid-run (killed, or stopped so that it hangs): the run must end within the
+// timeout with a clear message and a non-zero exit, keep its finished epochs, and resume.
+void check_fault(int signal, const std::string& expected) {
+  testing::TempDir dir;
+  testing::write_text(dir / "c.yaml", quick_config(30, 4096, "[dsgd]"));
+  const int timeout_s = 4;
+  const std::string args = "--nproc 2 " + (dir / "c.yaml") + " --out " + (dir / "out") + " --timeout " + std::to_string(timeout_s) + " --quiet";
+  const pid_t launcher = spawn_launch(args, dir / "log");
+  const std::string epochs = dir / "out/dsgd/epochs.csv";
+  REQUIRE(wait_until([&] { return data_rows(epochs) >= 1; }, std::chrono::seconds(240)));
+  const pid_t victim = worker_pid(launcher, 1);
+  REQUIRE(victim > 0);
+  ::kill(victim, signal);
+  double seconds = 0;
+  const int code = wait_for(launcher, std::chrono::seconds(timeout_s + 40), &seconds);
+  const std::string log = testing::read_text(dir / "log");
+  INFO(log);
+  REQUIRE(code != -1);  // no hang
+  CHECK(code == 1);
+  MESSAGE("the run stopped " << seconds << " s after the worker was hit");
+  CHECK(log.find(expected) != std::string::npos);
+  CHECK(log.find("continue with --resume") != std::string::npos);
+  const std::size_t kept = data_rows(epochs);
+  CHECK(kept >= 1);
+  CHECK(std::filesystem::exists(dir / "out/checkpoints/dsgd.pt"));
+  if (signal == SIGSTOP) ::kill(victim, SIGKILL);  // the launcher killed it already; be sure
+
+  // --resume continues from the checkpoint: the same folder ends with every epoch.
+  testing::write_text(dir / "c.yaml", quick_config(static_cast<int>(kept) + 1, 4096, "[dsgd]"));
+  const auto resumed = testing::run_command(std::string(ORCHESTRA_BINARY) + " launch " + args + " --resume");
+  INFO(resumed.output);
+  CHECK(resumed.exit_code == 0);
+  CHECK(data_rows(epochs) == kept + 1);
+}
+
+}  // namespace
+
+TEST_CASE("real: after one round of model averaging both ranks equal the in-process average (local-sgd)") {
+  check_matches_in_process({average_plan(16, 3)});
+}
+
+TEST_CASE("real: a gradient all-reduce round equals the simulator's SSGD step (dsgd, equal batches)") {
+  check_matches_in_process({gradient_plan(32, 32), gradient_plan(32, 32)});
+}
+
+TEST_CASE("real: unequal batches weighted by B_i/B, then averaging, equal the simulator (lbb's plans)") {
+  check_matches_in_process({gradient_plan(48, 16), gradient_plan(60, 4), gradient_plan(64, 0)});
+}
+
+TEST_CASE("real: a rank that never arrives fails the rendezvous within the timeout, with a clear message") {
+  env::RendezvousServer server(0, std::chrono::seconds(5));
+  env::RendezvousSpec spec;
+  spec.master_port = server.port();
+  spec.world_size = 2;
+  spec.timeout = std::chrono::seconds(2);
+  const auto start = Clock::now();
+  try {
+    env::C10dCommunicator comm(spec);
+    FAIL("the process group was built without rank 1");
+  } catch (const common::CommError& e) {
+    CHECK(std::string(e.what()).find("gloo rank 0/2") != std::string::npos);
+  }
+  CHECK(Clock::now() - start < std::chrono::seconds(20));
+}
+
+TEST_CASE("real: orchestra launch runs dsgd, local-sgd and lbb on 2 processes and writes the results of a simulated run") {
+  testing::TempDir dir;
+  testing::write_text(dir / "c.yaml", quick_config(2, 512, "[dsgd, {name: local-sgd, H: 2}, {name: lbb, repetitions: 2, window: 4}]"));
+  const auto r = testing::run_command(std::string(ORCHESTRA_BINARY) + " launch --nproc 2 " + (dir / "c.yaml") + " --out " + (dir / "out") +
+                                      " --timeout 60 --quiet");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  for (const char* label : {"dsgd", "local-sgd", "lbb"}) {
+    const std::string folder = dir / ("out/" + std::string(label));
+    for (const char* file : {"rounds.csv", "epochs.csv", "evals.csv", "summary.json", "config.json"})
+      CHECK_MESSAGE(std::filesystem::exists(folder + "/" + file), folder << "/" << file);
+    CHECK(data_rows(folder + "/epochs.csv") == 2);
+    const auto summary = nlohmann::json::parse(testing::read_text(folder + "/summary.json"));
+    CHECK(summary["epochs"] == 2);
+    CHECK(summary["wall_time_s"].get<double>() > 0);  // a real run's clock is wall time, and says so
+    CHECK_FALSE(summary.contains("sim_time_s"));
+  }
+  CHECK(std::filesystem::exists(dir / "out/comparison.md"));
+  // LBB gave the 3x-slowed worker the smaller batch (Eq. 3 on the profiled times).
+  const std::string rounds = testing::read_text(dir / "out/lbb/rounds.csv");
+  std::istringstream fast_row(rounds.substr(rounds.rfind(",fast,") + 6)), slow_row(rounds.substr(rounds.rfind(",slow,") + 6));
+  int fast_batch = 0, slow_batch = 0;
+  fast_row >> fast_batch;
+  slow_row >> slow_batch;
+  CHECK(slow_batch < fast_batch);
+}
+
+TEST_CASE("real: orchestra launch refuses a simulated config and a worker count that does not match --nproc") {
+  testing::TempDir dir;
+  testing::write_text(dir / "sim.yaml", "name: s\ncluster:\n  workers:\n    - {name: a, time_model: {coefficients: [1]}}\npolicies: [dsgd]\n");
+  auto r = testing::run_command(std::string(ORCHESTRA_BINARY) + " launch --nproc 1 " + (dir / "sim.yaml"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("cluster.mode: launch runs real clusters") != std::string::npos);
+  testing::write_text(dir / "c.yaml", quick_config(1, 256, "[dsgd]"));
+  r = testing::run_command(std::string(ORCHESTRA_BINARY) + " launch --nproc 3 " + (dir / "c.yaml"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("lists 2 workers but the launch starts 3 processes") != std::string::npos);
+}
+
+TEST_CASE("real: a killed worker ends the run within the timeout, keeps the finished epochs, and --resume finishes it") {
+  check_fault(SIGKILL, "worker rank 1");
+}
+
+TEST_CASE("real: a hung worker ends the run within the timeout, keeps the finished epochs, and --resume finishes it") {
+  check_fault(SIGSTOP, "no answer within the timeout");
+}

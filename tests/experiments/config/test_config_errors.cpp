@@ -1,0 +1,91 @@
+// Bad configs: each error names file:line and the key, and says what was expected.
+#include <doctest/doctest.h>
+
+#include "common/errors.hpp"
+#include "experiments/config/config.hpp"
+#include "experiments/registry/policy_registry.hpp"
+
+using experiments::parse_config;
+
+namespace {
+
+const char* kValid = R"(name: tiny
+seed: 3
+data:
+  dataset: synthetic
+training:
+  global_batch: 8
+  epochs: 1
+cluster:
+  workers:
+    - {name: a, time_model: {coefficients: [1, 0.5]}, max_batch: 64}
+    - {name: b, time_model: {points: [[2, 3], [4, 4], [8, 6]]}, max_batch: 64}
+policies:
+  - dsgd
+  - {name: local-sgd, H: 4}
+)";
+
+std::string with(const std::string& from, const std::string& to) {
+  std::string text = kValid;
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+void check_error(const std::string& yaml, const std::string& expected) {
+  CHECK_THROWS_WITH_AS(parse_config(yaml, "x.yaml"), doctest::Contains(expected.c_str()), common::ConfigError);
+}
+
+}  // namespace
+
+TEST_CASE("a valid config parses, with defaults resolved") {
+  const auto cfg = parse_config(kValid, "x.yaml");
+  CHECK(cfg.name == "tiny");
+  CHECK(cfg.cluster.num_workers() == 2);
+  CHECK(cfg.policies.size() == 2);
+  CHECK(cfg.resolved["training"]["lr"] == 0.05);
+  // Three profiled batch sizes fit at most a quadratic (BatchTimeModel::fit lowers the degree).
+  CHECK(cfg.resolved["cluster"]["workers"][1]["time_model"]["fitted_coefficients"].size() == 3);
+}
+
+TEST_CASE("unknown keys are named with their line") {
+  check_error(with("epochs: 1", "epochs: 1\n  epoch: 3"), "x.yaml:8: training.epoch: unknown key");
+  check_error(with("seed: 3", "seed: 3\ncluser: {}"), "x.yaml:3: cluser: unknown key");
+}
+
+TEST_CASE("a key given twice is an error naming both lines, at any depth") {
+  check_error(with("seed: 3", "seed: 3\nseed: 4"), "x.yaml:3: seed: duplicate key (first given on line 2)");
+  check_error(with("epochs: 1", "epochs: 1\n  epochs: 2"), "x.yaml:8: training.epochs: duplicate key (first given on line 7)");
+}
+
+TEST_CASE("wrong types, negative and zero sizes are rejected with what was expected") {
+  check_error(with("global_batch: 8", "global_batch: -3"), "x.yaml:6: training.global_batch: expected a positive integer, got -3");
+  check_error(with("global_batch: 8", "global_batch: 0"), "x.yaml:6: training.global_batch: expected a positive integer, got 0");
+  check_error(with("epochs: 1", "epochs: lots"), "x.yaml:7: training.epochs: expected a positive integer, got 'lots'");
+  check_error(with("max_batch: 64}\n    - {name: b", "max_batch: 2.5}\n    - {name: b"), "x.yaml:10: cluster.workers[0].max_batch: expected a positive integer, got '2.5'");
+  check_error(with("seed: 3", "seed: 3\nnetwork: {bandwidth_gbps: 0}"), "network.bandwidth_gbps: expected a number > 0, got 0");
+  check_error(with("coefficients: [1, 0.5]", "coefficients: [10, -0.5]"), "cluster.workers[0].time_model.coefficients: the batch time decreases");
+}
+
+TEST_CASE("unknown policies and duplicate labels are rejected") {
+  const auto cfg = parse_config(with("- dsgd", "- dsgx"), "x.yaml");
+  CHECK_THROWS_WITH_AS(experiments::make_policy(cfg.policies[0], cfg), doctest::Contains("x.yaml:13: policies[0].name: unknown policy 'dsgx'"), common::ConfigError);
+  check_error(with("- dsgd", "- local-sgd"), "two policies named 'local-sgd'");
+  const auto negative = parse_config(with("H: 4", "H: -1"), "x.yaml");
+  CHECK_THROWS_WITH_AS(experiments::make_policy(negative.policies[1], negative),
+                       "x.yaml:14: policies[1].H: expected a positive integer, got -1", common::ConfigError);
+}
+
+TEST_CASE("empty and non-YAML configs name the file") {
+  CHECK_THROWS_WITH_AS(parse_config("", "empty.yaml"), "empty.yaml: the config is empty", common::ConfigError);
+  CHECK_THROWS_WITH_AS(parse_config("# only a comment\n", "c.yaml"), "c.yaml: the config is empty", common::ConfigError);
+  CHECK_THROWS_WITH_AS(parse_config("a: [1, 2\nb: }", "bad.yaml"), doctest::Contains("bad.yaml:"), common::ConfigError);
+  CHECK_THROWS_WITH_AS(parse_config("just a sentence", "s.yaml"), doctest::Contains("s.yaml:1: expected a YAML mapping"), common::ConfigError);
+  CHECK_THROWS_WITH_AS(experiments::load_config("/no/such/file.yaml"), "/no/such/file.yaml: no such config file", common::ConfigError);
+}
+
+TEST_CASE("references to things that do not exist are rejected") {
+  check_error(with("policies:", "  perturbations: [{worker: zz, add_ms: 5}]\npolicies:"), "cluster.perturbations[0].worker: no worker named 'zz'");
+  check_error(with("dataset: synthetic", "dataset: mnist"), "data.path: dataset 'mnist' needs a path");
+  check_error(with("dataset: synthetic", "dataset: imagenet"), "data.dataset: expected one of fashion-mnist, mnist, cifar10, synthetic, got 'imagenet'");
+}

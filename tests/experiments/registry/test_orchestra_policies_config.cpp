@@ -1,0 +1,164 @@
+// orchestra-lcm and fixed-t from experiment configs: their keys, defaults and errors (file:line and
+// the key), the RL environment's config built from an experiment, and a tiny run through the runner.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "common/errors.hpp"
+#include "experiments/config/config.hpp"
+#include "experiments/runner/experiment.hpp"
+#include "experiments/registry/orchestra_options.hpp"
+#include "experiments/registry/policy_registry.hpp"
+#include "orchestra/barrier_controller.hpp"
+#include "orchestra/rl/local_sgd_barrier_env.hpp"
+#include "test_helpers.hpp"
+
+using experiments::parse_config;
+
+namespace {
+
+// Line 20 is the first policy entry.
+const std::string kBase = R"(name: tiny-orchestra
+seed: 5
+data:
+  dataset: synthetic
+  synthetic: {train: 240, test: 80, side: 8, noise: 2.0}
+model: {arch: mlp, hidden: [16]}
+training:
+  global_batch: 24
+  epochs: 2
+  target_accuracy: 0.5
+cluster:
+  servers:
+    - name: s0
+      workers:
+        - {name: fast, time_model: {coefficients: [2, 0.1]}, max_batch: 32}
+    - name: s1
+      workers:
+        - {name: slow, count: 2, time_model: {coefficients: [4, 0.2]}, max_batch: 16}
+policies:
+)";
+
+experiments::ExperimentConfig config_with(const std::string& policies) { return parse_config(kBase + policies, "x.yaml"); }
+
+experiments::BuiltPolicy build(const std::string& policy) {
+  const auto config = config_with("  - " + policy + "\n");
+  return experiments::make_policy(config.policies.at(0), config);
+}
+
+void check_error(const std::string& policy, const std::string& expected) {
+  CHECK_THROWS_WITH_AS(build(policy), doctest::Contains(expected.c_str()), common::ConfigError);
+}
+
+}  // namespace
+
+TEST_CASE("orchestra-lcm: every key at its default, resolved into the results' config") {
+  const auto built = build("orchestra-lcm");
+  const auto* controller = dynamic_cast<const orchestra::BarrierController*>(built.policy.get());
+  REQUIRE(controller != nullptr);
+  CHECK(controller->name() == "orchestra-lcm");
+  const auto& o = controller->options();
+  CHECK(o.source == orchestra::BarrierSource::Lcm);
+  CHECK(o.lcm_objective == orchestra::LcmObjective::Utilization);
+  CHECK(o.max_step_spread == 8);
+  CHECK(o.max_local_steps == 64);
+  CHECK(o.batch_sizes.empty());  // global_batch / N
+  CHECK(o.partition == orchestra::DataPartition::Speed);
+  CHECK(o.rerun_lcm_each_epoch);
+  CHECK(o.horizon_epochs == 2);
+  CHECK(built.resolved["objective"] == "utilization");
+  CHECK(built.resolved["M"] == 8);
+  CHECK(built.resolved["partition"] == "speed");
+}
+
+TEST_CASE("orchestra-lcm and fixed-t: keys set from YAML") {
+  const auto lcm = build("{name: orchestra-lcm, objective: idle, M: 3, max_local_steps: 12, unit_ms: 2.5, rerun_lcm: false, "
+                         "partition: steps, probes: 3, batch_sizes: [16, 8, 8]}");
+  const auto& o = dynamic_cast<const orchestra::BarrierController&>(*lcm.policy).options();
+  CHECK(o.lcm_objective == orchestra::LcmObjective::Idle);
+  CHECK(o.max_step_spread == 3);
+  CHECK(o.max_local_steps == 12);
+  CHECK(o.action_unit_ms == 2.5);
+  CHECK_FALSE(o.rerun_lcm_each_epoch);
+  CHECK(o.partition == orchestra::DataPartition::Steps);
+  CHECK(o.probe_repetitions == 3);
+  CHECK(o.batch_sizes == std::vector<int>{16, 8, 8});
+
+  const auto fixed = build("{name: fixed-t, T_ms: 30, batch: 8}");
+  const auto& f = dynamic_cast<const orchestra::BarrierController&>(*fixed.policy);
+  CHECK(f.name() == "fixed-t");
+  CHECK(f.options().source == orchestra::BarrierSource::Fixed);
+  CHECK(f.options().fixed_barrier_ms == 30);
+  CHECK(f.options().batch_sizes == std::vector<int>{8, 8, 8});
+}
+
+TEST_CASE("orchestra-lcm and fixed-t: bad keys name file:line and the key") {
+  check_error("{name: fixed-t}", "x.yaml:20: policies[0].T_ms: required key is missing");
+  check_error("fixed-t", "policies[0].T_ms: required key is missing");
+  check_error("{name: fixed-t, T_ms: 0}", "x.yaml:20: policies[0].T_ms: expected a number > 0, got 0");
+  check_error("{name: fixed-t, T_ms: 30, rerun_lcm: true}", "policies[0].rerun_lcm: unknown key");
+  check_error("{name: fixed-t, T_ms: 30, objective: idle}", "policies[0].objective: unknown key");
+  check_error("{name: orchestra-lcm, objective: fastest}",
+              "policies[0].objective: expected one of utilization, idle, got 'fastest'");
+  check_error("{name: orchestra-lcm, M: -1}", "x.yaml:20: policies[0].M: expected a non-negative integer, got -1");
+  check_error("{name: orchestra-lcm, max_local_steps: 0}", "policies[0].max_local_steps: expected a positive integer, got 0");
+  check_error("{name: orchestra-lcm, partition: random}", "policies[0].partition: expected one of speed, steps, got 'random'");
+  check_error("{name: orchestra-lcm, batch: 32}", "policies[0].batch: batch 32 exceeds worker slow-0's max_batch 16");
+  check_error("{name: orchestra-lcm, batch_sizes: [8, 8]}", "policies[0].batch_sizes: expected 3 entries (one per worker), got 2");
+  check_error("{name: orchestra-lcm, batch: 8, batch_sizes: [8, 8, 8]}", "policies[0].batch_sizes: give either batch");
+  check_error("{name: orchestra-lcm, unit_ms: -1}", "policies[0].unit_ms: expected a number >= 0");
+  check_error("{name: orchestra-lcm, T_ms: 30}", "policies[0].T_ms: unknown key");
+  const auto names = experiments::policy_names();
+  CHECK(std::count(names.begin(), names.end(), "orchestra-lcm") == 1);
+  CHECK(std::count(names.begin(), names.end(), "fixed-t") == 1);
+}
+
+TEST_CASE("the RL environment's config from an experiment, and an episode on it") {
+  auto config = config_with("  - {name: orchestra-lcm, M: 2}\n");
+  common::YamlReader r(config.policies[0].params, config.file, config.policies[0].path);
+  r.text("name", "");
+  const auto options = experiments::read_barrier_options(r, orchestra::BarrierSource::Lcm, config);
+  const auto rl = experiments::barrier_env_config(config, options);
+  CHECK(rl.cluster.num_workers() == 3);
+  CHECK(rl.global_batch == 24);
+  CHECK(rl.data_seed == 5);
+  CHECK(rl.budget.max_epochs == 2);
+  CHECK(rl.budget.target_accuracy == 0.5);
+  CHECK(rl.controller.max_step_spread == 2);
+  CHECK(rl.data.kind == env::DatasetKind::Synthetic);
+
+  orchestra::LocalSgdBarrierEnv environment(rl);
+  const auto start = environment.reset(1);
+  CHECK(start.info.barrier_ms == doctest::Approx(environment.controller().lcm().barrier_ms));
+  const auto step = environment.step(orchestra::BarrierAction::Keep);
+  CHECK(step.info.epoch == 1);
+  CHECK(step.info.accuracy > start.info.accuracy);
+
+  config.training.timing_only = true;
+  CHECK_THROWS_WITH_AS(experiments::barrier_env_config(config, options), doctest::Contains("training.timing_only"),
+                       common::ConfigError);
+}
+
+TEST_CASE("orchestra-lcm and fixed-t run through the runner, timing-only too") {
+  for (const bool timing_only : {false, true}) {
+    CAPTURE(timing_only);
+    auto config = config_with("  - orchestra-lcm\n  - {name: fixed-t, T_ms: 40}\n");
+    config.training.timing_only = timing_only;
+    config.timing_train_samples = 240;
+    testing::TempDir dir;
+    experiments::RunOptions options;
+    options.out_dir = dir / "results";
+    options.quiet = true;
+    const auto result = experiments::run_experiment(config, options);
+    REQUIRE(result.outcomes.size() == 2);
+    for (const auto& outcome : result.outcomes) {
+      CHECK(outcome.epochs.size() == 2);
+      CHECK(outcome.sim_time_s > 0);
+      if (!timing_only) CHECK(outcome.final_accuracy > 0.3);
+    }
+    // fixed-t's barrier is echoed into every round: 40 ms.
+    const std::string rounds = testing::read_text(dir / "results/fixed-t/rounds.csv");
+    CHECK(rounds.find(",40\n") != std::string::npos);
+  }
+}

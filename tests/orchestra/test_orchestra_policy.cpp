@@ -1,0 +1,357 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <memory>
+#include <numeric>
+#include <stdexcept>
+#include <vector>
+
+#include "orchestra/barrier_controller.hpp"
+#include "orchestra/data_partition.hpp"
+
+using orchestra::BarrierController;
+using orchestra::BarrierControllerOptions;
+
+namespace {
+
+// Orchestra's cluster A (Table 1): one RTX 2080 Ti and three T4s, one GPU per server. Linear
+// batch-time models with the T4 2.1x slower: at B = 64 the 2080 Ti takes 10 ms, a T4 21 ms.
+double model_ms(int worker, int batch) {
+  const double ti2080 = 2.0 + 0.125 * batch;
+  return worker == 0 ? ti2080 : 2.1 * ti2080;
+}
+
+struct FakeCluster {
+  env::ClusterView view;
+  std::vector<int> probed_batch;
+  int probes = 0;
+};
+
+// Probes are off by +50%, 0, -10%, +10%, 0 in turn: the median of five is the model's time (their
+// mean would be 6% high).
+std::shared_ptr<FakeCluster> cluster_a(std::vector<int> max_batch = {512, 512, 512, 512}) {
+  auto fake = std::make_shared<FakeCluster>();
+  fake->view.num_workers = 4;
+  fake->view.global_batch = 256;
+  fake->view.train_samples = 60000;
+  fake->view.worker_names = {"2080ti", "t4-a", "t4-b", "t4-c"};
+  fake->view.max_batch = std::move(max_batch);
+  fake->view.server_of = {0, 1, 2, 3};
+  fake->view.num_servers = 4;
+  fake->probed_batch.assign(4, 0);
+  FakeCluster* raw = fake.get();
+  fake->view.probe_step_ms = [raw](int worker, int batch) {
+    static constexpr double kNoise[] = {1.5, 1.0, 0.9, 1.1, 1.0};
+    raw->probed_batch[static_cast<std::size_t>(worker)] = batch;
+    return model_ms(worker, batch) * kNoise[raw->probes++ % 5];
+  };
+  fake->view.allreduce_ms = [](int) { return 5.0; };
+  return fake;
+}
+
+env::PlanContext at(std::int64_t round, int epoch, bool epoch_start) { return {round, epoch, epoch_start, 0.0}; }
+
+// One epoch in which worker n takes `rounds` rounds of tau_n full batches at batch_ms[n] each.
+void feed_epoch(BarrierController& c, const std::vector<double>& batch_ms, int rounds, int epoch,
+                std::int64_t first_round, double accuracy = 0.5) {
+  env::EpochReport e;
+  e.epoch = epoch;
+  e.rounds = rounds;
+  e.accuracy = accuracy;
+  e.loss = 1.0;
+  e.worker_busy_ms.assign(4, 0);
+  e.worker_idle_ms.assign(4, 0);
+  e.worker_steps.assign(4, 0);
+  for (int r = 0; r < rounds; ++r) {
+    env::RoundReport report;
+    report.round = first_round + r;
+    report.epoch = epoch;
+    report.comm_ms = 5;
+    for (std::size_t n = 0; n < 4; ++n) {
+      env::WorkerRoundStats w;
+      w.batch_size = c.batch_sizes()[n];
+      w.local_steps = c.local_steps()[n];
+      w.samples = w.local_steps * w.batch_size;
+      w.compute_ms = w.local_steps * batch_ms[n];
+      report.workers.push_back(w);
+      e.worker_busy_ms[n] += w.compute_ms;
+      e.worker_steps[n] += w.local_steps;
+    }
+    c.observe_round(report);
+    e.epoch_ms += 30;
+  }
+  c.observe_epoch(e);
+}
+
+struct ScriptedAgent : orchestra::BarrierAgent {
+  int action = 1;
+  int calls = 0;
+  std::vector<float> last_observation;
+  int act(const std::vector<float>& observation) override {
+    ++calls;
+    last_observation = observation;
+    return action;
+  }
+};
+
+double sum(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
+
+}  // namespace
+
+TEST_CASE("data partition: shares proportional to speed, summing to 1") {
+  const auto shares = orchestra::normalize_shares({2.1, 1, 1, 1});
+  CHECK(shares[0] == doctest::Approx(2.1 / 5.1));
+  CHECK(shares[1] == doctest::Approx(1 / 5.1));
+  CHECK(sum(shares) == doctest::Approx(1));
+  CHECK_THROWS_AS(orchestra::normalize_shares({}), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(orchestra::normalize_shares({1, 0}), doctest::Contains("worker 1"), std::invalid_argument);
+}
+
+TEST_CASE("data partition: re-estimated from an epoch's steps / busy time") {
+  orchestra::DataPartitionController partition({64, 64});
+  CHECK(partition.shares() == std::vector<double>{0.5, 0.5});  // nothing measured yet
+  partition.set_batch_times({10, 21});
+  CHECK(partition.shares()[0] == doctest::Approx(21.0 / 31.0));
+
+  env::EpochReport e;
+  e.worker_steps = {300, 100};         // 100 and 50 batches per second
+  e.worker_busy_ms = {3000, 2000};
+  CHECK(partition.update(e) == 2);
+  CHECK(partition.batches_per_second()[0] == doctest::Approx(100));
+  CHECK(partition.batches_per_second()[1] == doctest::Approx(50));
+  CHECK(partition.shares()[0] == doctest::Approx(2.0 / 3.0));
+  CHECK(sum(partition.shares()) == doctest::Approx(1));
+}
+
+TEST_CASE("data partition: zero, NaN or missing measurements fall back to the previous speeds") {
+  orchestra::DataPartitionController partition({64, 64});
+  partition.set_batch_times({10, 20});
+  const auto before = partition.shares();
+  env::EpochReport e;
+  e.worker_steps = {0, 100};
+  e.worker_busy_ms = {0, std::nan("")};
+  CHECK(partition.update(e) == 0);
+  CHECK(partition.shares() == before);
+
+  e.worker_steps = {100, 100};
+  e.worker_busy_ms = {1000, 0};  // worker 1: no busy time, keeps 50 batches/s
+  CHECK(partition.update(e) == 1);
+  CHECK(partition.batches_per_second()[1] == doctest::Approx(50));
+  CHECK(partition.shares()[0] == doctest::Approx(2.0 / 3.0));
+
+  e.worker_steps = {100};  // a report for another cluster size says nothing
+  CHECK(partition.update(e) == 0);
+  CHECK_THROWS_AS(orchestra::DataPartitionController({64, 0}), std::invalid_argument);
+}
+
+TEST_CASE("data partition: unequal batch sizes split by samples per second") {
+  // Same batches per second, twice the batch: twice the samples, twice the data.
+  orchestra::DataPartitionController partition({128, 64});
+  partition.set_batch_times({10, 10});
+  CHECK(partition.shares()[0] == doctest::Approx(2.0 / 3.0));
+}
+
+TEST_CASE("orchestra-lcm on cluster A: probed times, T* = 21 ms, tau 2,1,1,1, shares by speed") {
+  auto fake = cluster_a();
+  BarrierController c(BarrierControllerOptions::orchestra_lcm());
+  c.start(fake->view);
+  CHECK(c.name() == "orchestra-lcm");
+  CHECK(fake->probes == 4 * 5);
+  CHECK(c.batch_sizes() == std::vector<int>{64, 64, 64, 64});
+  CHECK(c.batch_times_ms() == std::vector<double>{model_ms(0, 64), model_ms(1, 64), model_ms(2, 64), model_ms(3, 64)});
+  CHECK(c.batch_times_ms()[0] == doctest::Approx(10));
+  CHECK(c.batch_times_ms()[3] == doctest::Approx(21));
+  CHECK(c.barrier_ms() == doctest::Approx(21));
+  CHECK(c.lcm().max_idle_ms == doctest::Approx(1));
+  CHECK(c.action_unit_ms() == doctest::Approx(10));  // the fastest worker's batch time
+  CHECK(c.local_steps() == std::vector<int>{2, 1, 1, 1});
+
+  const env::RoundPlan plan = c.plan(at(0, 0, true));
+  CHECK(plan.aggregation == env::Aggregation::ModelAverage);
+  CHECK(plan.weighting == env::AverageWeighting::Uniform);
+  REQUIRE(plan.workers.size() == 4);
+  CHECK(plan.workers[0].batch_size == 64);
+  CHECK(plan.workers[0].local_steps == 2);
+  CHECK(plan.workers[1].local_steps == 1);
+  CHECK(plan.barrier_ms == doctest::Approx(21));
+  REQUIRE(plan.data_shares.size() == 4);
+  // speeds 1/10 and 1/21 per ms: 0.1 / (0.1 + 3/21) = 0.4118, each T4 0.1961
+  CHECK(plan.data_shares[0] == doctest::Approx(0.1 / (0.1 + 3.0 / 21.0)));
+  CHECK(plan.data_shares[1] == doctest::Approx((1.0 / 21.0) / (0.1 + 3.0 / 21.0)));
+  CHECK(sum(plan.data_shares) == doctest::Approx(1));
+}
+
+TEST_CASE("default batch: global_batch / N, capped by each worker's max_batch") {
+  auto fake = cluster_a({32, 128, 128, 128});
+  BarrierController c;
+  c.start(fake->view);
+  CHECK(c.batch_sizes() == std::vector<int>{32, 64, 64, 64});
+  CHECK(fake->probed_batch == std::vector<int>{32, 64, 64, 64});
+  CHECK(c.batch_times_ms()[0] == doctest::Approx(6));  // 2 + 0.125 * 32
+}
+
+TEST_CASE("move_barrier moves T by one unit, within [fastest t_b, max_local_steps * fastest t_b]") {
+  auto fake = cluster_a();
+  BarrierController c;
+  c.start(fake->view);
+  CHECK(c.lcm_owns_barrier());
+  c.move_barrier(+1);
+  CHECK(c.barrier_ms() == doctest::Approx(31));
+  CHECK(c.local_steps() == std::vector<int>{3, 1, 1, 1});
+  CHECK_FALSE(c.lcm_owns_barrier());
+  c.move_barrier(0);
+  CHECK(c.barrier_ms() == doctest::Approx(31));
+  c.move_barrier(-1);
+  CHECK(c.barrier_ms() == doctest::Approx(21));
+  c.move_barrier(-1);
+  c.move_barrier(-1);  // 11 -> 1 ms, kept at the fastest batch time
+  CHECK(c.barrier_ms() == doctest::Approx(10));
+  CHECK(c.local_steps() == std::vector<int>{1, 1, 1, 1});
+
+  BarrierControllerOptions small_cap;
+  small_cap.max_local_steps = 4;
+  BarrierController capped(small_cap);
+  capped.start(fake->view);
+  for (int i = 0; i < 10; ++i) capped.move_barrier(+1);
+  CHECK(capped.barrier_ms() == doctest::Approx(40));  // 4 steps of the 2080 Ti
+  CHECK(capped.local_steps() == std::vector<int>{4, 1, 1, 1});
+}
+
+TEST_CASE("an action outside {-1, 0, +1} is rejected with a clear message") {
+  auto fake = cluster_a();
+  BarrierController c;
+  c.start(fake->view);
+  CHECK_THROWS_WITH_AS(c.move_barrier(2),
+                       "orchestra barrier controller: action must be -1, 0 or +1 (decrease, keep or increase T by "
+                       "one unit), got 2",
+                       std::invalid_argument);
+  CHECK_THROWS_AS(c.move_barrier(-2), std::invalid_argument);
+  CHECK(c.barrier_ms() == doctest::Approx(21));
+  CHECK(c.lcm_owns_barrier());
+}
+
+TEST_CASE("orchestra-lcm follows measured times: the 2080 Ti slows to 20 ms, T* becomes 420 ms") {
+  auto fake = cluster_a();
+  BarrierController c;
+  c.start(fake->view);
+  c.plan(at(0, 0, true));
+  feed_epoch(c, {20, 21, 21, 21}, 10, 0, 0);
+  CHECK(c.batch_times_ms()[0] == doctest::Approx(20));
+  // t_b = 20, 21: every candidate up to lcm = 420 keeps the spread <= 1, and 420 has no idle.
+  CHECK(c.barrier_ms() == doctest::Approx(420));
+  CHECK(c.local_steps() == std::vector<int>{21, 20, 20, 20});
+  CHECK(c.data_shares()[0] == doctest::Approx(0.05 / (0.05 + 3.0 / 21.0)));
+  const auto plan = c.plan(at(10, 1, true));
+  CHECK(plan.barrier_ms == doctest::Approx(420));
+  CHECK(plan.workers[0].local_steps == 21);
+}
+
+TEST_CASE("after a move the agent owns T: measured times change tau, not T") {
+  auto fake = cluster_a();
+  BarrierController c;
+  c.start(fake->view);
+  c.move_barrier(+1);  // 31 ms
+  feed_epoch(c, {20, 21, 21, 21}, 10, 0, 0);
+  CHECK(c.barrier_ms() == doctest::Approx(31));
+  CHECK(c.local_steps() == std::vector<int>{1, 1, 1, 1});
+}
+
+TEST_CASE("rounds with a partial last batch and epochs without measurements do not move t_b") {
+  auto fake = cluster_a();
+  BarrierController c;
+  c.start(fake->view);
+  env::RoundReport partial;
+  partial.round = 0;
+  for (std::size_t n = 0; n < 4; ++n) {
+    env::WorkerRoundStats w;
+    w.batch_size = 64;
+    w.local_steps = c.local_steps()[n];
+    w.samples = w.local_steps * 64 - 60;  // the shard ended inside the last step
+    w.compute_ms = 1.0;                   // would read as a very fast worker
+    partial.workers.push_back(w);
+  }
+  c.observe_round(partial);
+  env::EpochReport empty;  // no per-worker vectors: no speeds either
+  empty.accuracy = 0.3;
+  c.observe_epoch(empty);
+  CHECK(c.batch_times_ms() == std::vector<double>{10, 21, 21, 21});
+  CHECK(c.data_shares()[0] == doctest::Approx(0.1 / (0.1 + 3.0 / 21.0)));
+  CHECK(c.barrier_ms() == doctest::Approx(21));
+
+  env::RoundReport wrong;
+  wrong.workers.resize(3);
+  CHECK_THROWS_WITH_AS(c.observe_round(wrong), doctest::Contains("3 workers, expected 4"), std::invalid_argument);
+}
+
+TEST_CASE("fixed-t: T stays as given, tau and shares follow the measured times") {
+  auto fake = cluster_a();
+  BarrierController c(BarrierControllerOptions::fixed_t(50));
+  c.start(fake->view);
+  CHECK(c.name() == "fixed-t");
+  CHECK(c.barrier_ms() == doctest::Approx(50));
+  CHECK(c.local_steps() == std::vector<int>{5, 2, 2, 2});
+  feed_epoch(c, {20, 21, 21, 21}, 5, 0, 0);
+  CHECK(c.barrier_ms() == doctest::Approx(50));
+  CHECK(c.local_steps() == std::vector<int>{2, 2, 2, 2});
+
+  BarrierController big(BarrierControllerOptions::fixed_t(10000));
+  big.start(fake->view);
+  CHECK(big.local_steps()[0] == 64);  // max_local_steps caps every tau
+}
+
+TEST_CASE("partition: steps leaves the split to the environment (empty data_shares)") {
+  auto fake = cluster_a();
+  BarrierControllerOptions options;
+  options.partition = orchestra::DataPartition::Steps;
+  BarrierController c(options);
+  c.start(fake->view);
+  CHECK(c.plan(at(0, 0, true)).data_shares.empty());
+}
+
+TEST_CASE("an attached agent is asked once per epoch, at its first round, with the RL state") {
+  auto fake = cluster_a();
+  auto agent = std::make_shared<ScriptedAgent>();
+  BarrierController c;
+  c.set_agent(agent);
+  c.start(fake->view);
+  CHECK_FALSE(c.lcm_owns_barrier());
+  auto plan = c.plan(at(0, 0, true));
+  CHECK(agent->calls == 1);
+  CHECK(agent->last_observation.size() == static_cast<std::size_t>(orchestra::StateLayout::kStateSize));
+  CHECK(plan.barrier_ms == doctest::Approx(31));
+  plan = c.plan(at(1, 0, false));
+  CHECK(agent->calls == 1);
+  CHECK(plan.barrier_ms == doctest::Approx(31));
+
+  agent->action = 5;
+  CHECK_THROWS_AS(c.plan(at(2, 1, true)), std::invalid_argument);
+}
+
+TEST_CASE("the controller rejects bad options and calls out of order") {
+  CHECK_THROWS_WITH_AS(BarrierController(BarrierControllerOptions::fixed_t(0)),
+                       doctest::Contains("fixed_barrier_ms: expected a positive number of ms"), std::invalid_argument);
+  BarrierControllerOptions bad;
+  bad.max_step_spread = -1;
+  CHECK_THROWS_WITH_AS(BarrierController{bad}, doctest::Contains("max_step_spread"), std::invalid_argument);
+  bad = {};
+  bad.probe_repetitions = 0;
+  CHECK_THROWS_AS(BarrierController{bad}, std::invalid_argument);
+
+  BarrierController c;
+  CHECK_THROWS_AS(c.plan(at(0, 0, true)), std::logic_error);
+  CHECK_THROWS_WITH_AS(c.move_barrier(1), doctest::Contains("before start()"), std::logic_error);
+
+  auto fake = cluster_a();
+  fake->view.probe_step_ms = nullptr;
+  CHECK_THROWS_WITH_AS(c.start(fake->view), doctest::Contains("probe_step_ms is not set"), std::invalid_argument);
+
+  fake = cluster_a({32, 512, 512, 512});
+  BarrierControllerOptions sizes;
+  sizes.batch_sizes = {64, 64, 64, 64};
+  BarrierController too_big(sizes);
+  CHECK_THROWS_WITH_AS(too_big.start(fake->view), doctest::Contains("exceeds worker 0's max_batch 32"),
+                       std::invalid_argument);
+  sizes.batch_sizes = {64, 64};
+  BarrierController too_few(sizes);
+  CHECK_THROWS_WITH_AS(too_few.start(fake->view), doctest::Contains("expected 4 entries"), std::invalid_argument);
+}
