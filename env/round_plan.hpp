@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,23 @@ enum class Aggregation {
 };
 
 // Weights of the model average. Orchestra Eq. 2 uses 1/N over the workers that took part.
-enum class AverageWeighting { Uniform, BySamples };
+// FedNova (Wang et al., NeurIPS 2020, "Tackling the Objective Inconsistency Problem in
+// Heterogeneous Federated Optimization", Eq. 6): each worker's update x_t - x_i is divided by its
+// effective number of steps a_i (with momentum rho, a_i = (tau_i - rho (1 - rho^tau_i) / (1 - rho))
+// / (1 - rho)), the normalized updates are averaged with the sample shares p_i, and the result is
+// scaled by tau_eff = sum_i p_i a_i, so that workers taking more local steps do not pull the model
+// towards their own objective.
+enum class AverageWeighting { Uniform, BySamples, FedNova };
+
+// An outer optimizer on the averaged update (SlowMo, Wang et al., ICLR 2020; DiLoCo, Douillard et
+// al. 2023): with x_t the global model at the round's start and x the average, the pseudo-gradient
+// is delta = x_t - x; m = momentum * m + delta; x_{t+1} = x_t - lr * (nesterov ? delta + momentum * m : m).
+// lr 1 and momentum 0 give plain averaging.
+struct OuterOptimizer {
+  double lr = 1.0;
+  double momentum = 0.0;
+  bool nesterov = false;
+};
 
 // "Run until your data shard for this epoch is used up" (one-shot averaging).
 inline constexpr int kUntilShardEnd = std::numeric_limits<int>::max();
@@ -43,6 +60,8 @@ struct RoundPlan {
   std::vector<double> data_shares;
   // Orchestra's barrier T in ms when the policy has one (recorded in the results, 0 otherwise).
   double barrier_ms = 0.0;
+  // The outer optimizer applied to the round's global average (ModelAverage only); none: plain.
+  std::optional<OuterOptimizer> outer;
 };
 
 struct WorkerRoundStats {
@@ -63,6 +82,9 @@ struct RoundReport {
   double straggler_effect = 0;  // LBB Eq. 4 over the workers that took part
   double barrier_ms = 0;        // the plan's T, echoed
   bool epoch_end = false;       // the last round of its epoch
+  // Mean training loss over the round's steps (NaN in timing-only runs): what adaptive-period
+  // policies (AdaComm) steer by.
+  double train_loss = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct EpochReport {

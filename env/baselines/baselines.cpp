@@ -5,7 +5,6 @@
 #include "common/errors.hpp"
 
 namespace env {
-namespace {
 
 RoundPlan averaging_plan(const ClusterView& cluster, int batch, int steps) {
   RoundPlan plan;
@@ -21,8 +20,6 @@ RoundPlan averaging_plan(const ClusterView& cluster, int batch, int steps) {
   }
   return plan;
 }
-
-}  // namespace
 
 std::vector<int> equal_split(const ClusterView& cluster, int total) {
   const int n = cluster.num_workers;

@@ -67,6 +67,10 @@ class OsaPolicy : public BarrierPolicy {
   RoundPlan plan_;
 };
 
+// Model averaging after `steps` local steps of `batch` samples each (0: B/N); throws
+// common::PlanError if a batch exceeds a worker's max_batch.
+RoundPlan averaging_plan(const ClusterView& cluster, int batch, int steps);
+
 // B/N for each worker, the remainder to the first ones; throws common::PlanError if a share exceeds
 // a worker's max_batch.
 std::vector<int> equal_split(const ClusterView& cluster, int total);

@@ -114,7 +114,7 @@ RoundReport RealCluster::run_round(const RoundPlan& plan) {
   send(m);
   const RealRoundStats mine = worker_.run_round(round_, plan, start_ms);
   const auto stats = gather_stats(comm_, mine, round_);
-  const RoundReport report = assemble(round_, epoch_, plan, stats, start_ms, clock_.now_ms());
+  RoundReport report = assemble(round_, epoch_, plan, stats, start_ms, clock_.now_ms());
   ++round_;
   tally_.add_round(report);
   // Under gradient all-reduce a round's loss is the B_i/B-weighted sum over ranks, one value per
@@ -122,7 +122,9 @@ RoundReport RealCluster::run_round(const RoundPlan& plan) {
   double loss = 0;
   std::int64_t count = 0;
   for (const auto& s : stats) loss += s.loss_sum, count += s.loss_count;
-  tally_.add_loss(loss, plan.aggregation == Aggregation::GradientAllReduce ? 1 : count);
+  if (plan.aggregation == Aggregation::GradientAllReduce) count = 1;
+  tally_.add_loss(loss, count);
+  if (count > 0) report.train_loss = loss / static_cast<double>(count);
   return report;
 }
 

@@ -43,7 +43,11 @@ double RealWorker::epoch_progress() const {
   return static_cast<double>(order_.consumed()) / static_cast<double>(order_.samples());
 }
 
-void RealWorker::check(const RoundPlan& plan) const { validate_plan(plan, spec_.cluster, in_epoch_, epoch_aggregation_); }
+void RealWorker::check(const RoundPlan& plan) const {
+  validate_plan(plan, spec_.cluster, in_epoch_, epoch_aggregation_);
+  if (plan.weighting == AverageWeighting::FedNova || plan.outer)
+    throw common::PlanError("weighting: fednova and outer: run in simulation only in this version, not in real runs");
+}
 
 void RealWorker::start_at_epoch(int epoch) {
   epoch_ = epoch;

@@ -61,6 +61,8 @@ RoundReport Simulation::run_round(const RoundPlan& plan) {
   report.epoch = epoch_;
   report.barrier_ms = plan.barrier_ms;
   report.workers.assign(spec_.cluster.workers.size(), WorkerRoundStats{});
+  round_loss_sum_ = 0;
+  round_loss_count_ = 0;
   const double start = clock_ms_;
   if (plan.aggregation == Aggregation::GradientAllReduce)
     run_gradient_round(plan, report);
@@ -72,6 +74,7 @@ RoundReport Simulation::run_round(const RoundPlan& plan) {
     throw common::PlanError("the plan processes no samples: the workers with data left in this epoch have batch 0 or no local steps");
 
   report.round_ms = report.clock_ms - start;
+  if (round_loss_count_ > 0) report.train_loss = round_loss_sum_ / static_cast<double>(round_loss_count_);
   report.straggler_effect = straggler_effect_of(report.workers);
   clock_ms_ = report.clock_ms;
   tally_.add_round(report);
@@ -99,7 +102,7 @@ void Simulation::run_gradient_round(const RoundPlan& plan, RoundReport& report) 
     slowest = std::max(slowest, w.compute_ms);
   }
   for (auto& w : report.workers) w.idle_ms = slowest - w.compute_ms;  // everyone waits for the slowest
-  if (hooks_) tally_.add_loss(hooks_->gradient_round(batches), 1);
+  if (hooks_) add_loss(hooks_->gradient_round(batches));
   report.comm_ms = members.empty() ? 0.0 : ring_allreduce_ms(static_cast<int>(members.size()), spec_.message_bytes, link_for(members));
   report.clock_ms = clock_ms_ + slowest + report.comm_ms;
 }
@@ -117,6 +120,8 @@ void Simulation::run_average_round(const RoundPlan& plan, RoundReport& report) {
   const std::int64_t chunk = plan.server_average_every > 0 ? plan.server_average_every : std::max<std::int64_t>(longest, 1);
   std::vector<double> now(n, clock_ms_);
   const auto& workers = spec_.cluster.workers;
+  const bool global_round = plan.weighting == AverageWeighting::FedNova || plan.outer.has_value();
+  if (hooks_ && global_round) hooks_->begin_global_round();
 
   for (std::int64_t first = 0; first < longest; first += chunk) {
     for (std::size_t i = 0; i < n; ++i) {
@@ -129,7 +134,7 @@ void Simulation::run_average_round(const RoundPlan& plan, RoundReport& report) {
         stats.samples += static_cast<int>(batch.size);
         stats.batch_size = std::max(stats.batch_size, static_cast<int>(batch.size));
         ++stats.local_steps;
-        if (hooks_) tally_.add_loss(hooks_->local_step(static_cast<int>(i), batch), 1);
+        if (hooks_) add_loss(hooks_->local_step(static_cast<int>(i), batch));
       }
     }
     const bool last_chunk = first + chunk >= longest;
@@ -175,15 +180,29 @@ void Simulation::run_average_round(const RoundPlan& plan, RoundReport& report) {
     report.comm_ms = members.empty() ? 0.0 : ring_allreduce_ms(static_cast<int>(members.size()), spec_.message_bytes, link_for(members));
   }
   if (hooks_ && !members.empty()) {
+    // FedNova's p_i are the sample shares, as BySamples' weights (Wang et al. 2020, Eq. 6).
+    const bool by_samples = plan.weighting == AverageWeighting::BySamples || plan.weighting == AverageWeighting::FedNova;
     std::vector<double> weights;
-    for (int m : members)
-      weights.push_back(plan.weighting == AverageWeighting::BySamples ? report.workers[static_cast<std::size_t>(m)].samples / samples
-                                                                      : 1.0 / members.size());
+    std::vector<int> member_steps;
+    for (int m : members) {
+      const auto& w = report.workers[static_cast<std::size_t>(m)];
+      weights.push_back(by_samples ? w.samples / samples : 1.0 / members.size());
+      member_steps.push_back(w.local_steps);
+    }
     std::vector<int> everyone(n);
     std::iota(everyone.begin(), everyone.end(), 0);
-    hooks_->average(members, weights, everyone);
+    if (global_round)
+      hooks_->global_update(members, weights, member_steps, plan);
+    else
+      hooks_->average(members, weights, everyone);
   }
   report.clock_ms = barrier + report.comm_ms;
+}
+
+void Simulation::add_loss(double loss) {
+  tally_.add_loss(loss, 1);
+  round_loss_sum_ += loss;
+  ++round_loss_count_;
 }
 
 EpochReport Simulation::finish_epoch() {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "env/barrier_policy.hpp"
@@ -31,6 +32,15 @@ class TrainingHooks {
   // Writes the weighted average of `members` into every replica in `receivers`.
   virtual void average(const std::vector<int>& members, const std::vector<double>& weights,
                        const std::vector<int>& receivers) = 0;
+  // FedNova and the outer optimizer (plans with weighting FedNova or an outer optimizer): the
+  // model at the start of the round, kept before its first local step ...
+  virtual void begin_global_round() { throw std::logic_error("this training cannot run FedNova or an outer optimizer"); }
+  // ... and the round's global average from it: `steps` are the members' local steps this round.
+  virtual void global_update(const std::vector<int>& members, const std::vector<double>& weights, const std::vector<int>& steps,
+                             const RoundPlan& plan) {
+    (void)members, (void)weights, (void)steps, (void)plan;
+    throw std::logic_error("this training cannot run FedNova or an outer optimizer");
+  }
 };
 
 struct SimulationSpec {
@@ -67,6 +77,7 @@ class Simulation {
   void run_average_round(const RoundPlan& plan, RoundReport& report);
   const LinkSpec& link_for(const std::vector<int>& members) const;
   double probe(int worker, int batch);
+  void add_loss(double loss);  // one step's training loss, to the epoch and the round
 
   SimulationSpec spec_;
   SimulatedCluster cluster_;
@@ -79,6 +90,8 @@ class Simulation {
   bool in_epoch_ = false;
   Aggregation epoch_aggregation_ = Aggregation::GradientAllReduce;
   EpochTally tally_;  // the current epoch's totals
+  double round_loss_sum_ = 0;  // the current round's training loss
+  std::int64_t round_loss_count_ = 0;
 };
 
 }  // namespace env

@@ -5,6 +5,7 @@
 
 #include "common/errors.hpp"
 #include "env/sim/round_rules.hpp"
+#include "env/train/device.hpp"
 
 namespace env {
 
@@ -24,10 +25,15 @@ LocalSgdEnv::LocalSgdEnv(EnvSpec spec, std::shared_ptr<const DatasetPair> data, 
   const int workers = spec.simulation.cluster.num_workers();
   if (!training_.timing_only) {
     if (!data_) throw std::invalid_argument("a training run needs a dataset");
+    device_ = resolve_device(training_.device);
+    if (!device_.is_cpu()) {  // once per run: the steps then only index on the device
+      train_on_device_ = {data_->train.images.to(device_), data_->train.labels.to(device_), data_->train.num_classes};
+      test_on_device_ = {data_->test.images.to(device_), data_->test.labels.to(device_), data_->test.num_classes};
+    }
     const auto& images = data_->train.images;
     const std::vector<std::int64_t> shape{images.size(1), images.size(2), images.size(3)};
     replicas_ = std::make_unique<ReplicaSet>(training_.model, shape, data_->train.num_classes, workers,
-                                             training_.optimizer, seed);
+                                             training_.optimizer, seed, device_);
     spec.simulation.train_samples = data_->train.size();
     if (spec.simulation.message_bytes <= 0) spec.simulation.message_bytes = replicas_->parameter_bytes();
   }
@@ -49,7 +55,7 @@ EpochReport LocalSgdEnv::finish_epoch() {
 
 EvalResult LocalSgdEnv::evaluate() {
   if (!replicas_) return {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
-  return replicas_->evaluate(data_->test);
+  return replicas_->evaluate(device_.is_cpu() ? data_->test : test_on_device_);
 }
 
 void LocalSgdEnv::begin_epoch(int epoch) {
@@ -60,6 +66,10 @@ void LocalSgdEnv::begin_epoch(int epoch) {
 std::pair<torch::Tensor, torch::Tensor> LocalSgdEnv::gather(IndexSpan span) const {
   // The span points into EpochData's order, which outlives this call; from_blob does not copy.
   auto index = torch::from_blob(const_cast<std::int64_t*>(span.data), {span.size}, torch::kInt64);
+  if (!device_.is_cpu()) {
+    index = index.to(device_);
+    return {train_on_device_.images.index_select(0, index), train_on_device_.labels.index_select(0, index)};
+  }
   return {data_->train.images.index_select(0, index), data_->train.labels.index_select(0, index)};
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "env/round_cluster.hpp"
 #include "env/train/dataset.hpp"
@@ -23,6 +24,7 @@ struct TrainingSpec {
   LrSchedule lr_schedule = LrSchedule::Constant;
   int planned_epochs = 1;
   bool timing_only = false;   // no gradients: only the clock runs (cluster-scale what-if studies)
+  std::string device = "cpu";  // runtime.device: cpu | cuda | cuda:N (device.hpp)
 };
 
 struct EnvSpec {
@@ -61,10 +63,17 @@ class LocalSgdEnv : public RoundCluster, private TrainingHooks {
   double local_step(int worker, IndexSpan batch) override;
   void average(const std::vector<int>& members, const std::vector<double>& weights,
                const std::vector<int>& receivers) override;
+  void begin_global_round() override { replicas_->snapshot_global(); }
+  void global_update(const std::vector<int>& members, const std::vector<double>& weights, const std::vector<int>& steps,
+                     const RoundPlan& plan) override {
+    replicas_->global_update(members, weights, steps, plan.weighting == AverageWeighting::FedNova, plan.outer);
+  }
   std::pair<torch::Tensor, torch::Tensor> gather(IndexSpan span) const;
 
   TrainingSpec training_;
   std::shared_ptr<const DatasetPair> data_;
+  torch::Device device_ = torch::kCPU;
+  Dataset train_on_device_, test_on_device_;  // copies, when the device is not the CPU
   std::unique_ptr<ReplicaSet> replicas_;
   std::unique_ptr<Simulation> simulation_;
 };

@@ -15,10 +15,12 @@ std::vector<torch::Tensor> state_tensors(Classifier& model) {
 }  // namespace
 
 ReplicaSet::ReplicaSet(const ModelSpec& model, const std::vector<std::int64_t>& input_shape, int classes,
-                       int num_workers, const OptimizerSpec& optimizer, std::uint64_t seed) {
+                       int num_workers, const OptimizerSpec& optimizer, std::uint64_t seed, torch::Device device)
+    : device_(device) {
   torch::manual_seed(derive_seed(seed, 11));  // the model's initialization comes from the config seed
   for (int i = 0; i < num_workers; ++i) {
     models_.push_back(make_model(model, input_shape, classes));
+    if (!device_.is_cpu()) models_.back()->to(device_);  // initialized on the CPU: the same weights as a CPU run
     params_.push_back(state_tensors(*models_.back()));
     optimizers_.push_back(std::make_unique<torch::optim::SGD>(
         models_.back()->parameters(),
@@ -28,6 +30,42 @@ ReplicaSet::ReplicaSet(const ModelSpec& model, const std::vector<std::int64_t>& 
   for (int i = 1; i < num_workers; ++i)
     for (std::size_t k = 0; k < params_[0].size(); ++k) params_[i][k].copy_(params_[0][k]);
   parameter_bytes_ = env::parameter_bytes(*models_[0]);
+  momentum_ = optimizer.momentum;
+  parameter_count_ = models_[0]->parameters().size();
+}
+
+void ReplicaSet::snapshot_global() {
+  if (others_stale_) make_all_equal_to_first();
+  torch::NoGradGuard no_grad;
+  round_start_.clear();
+  for (std::size_t k = 0; k < parameter_count_; ++k) round_start_.push_back(params_[0][k].clone());
+}
+
+void ReplicaSet::global_update(const std::vector<int>& members, const std::vector<double>& weights, const std::vector<int>& steps,
+                               bool fednova, const std::optional<OuterOptimizer>& outer) {
+  if (members.empty()) return;
+  if (round_start_.size() != parameter_count_) throw std::logic_error("global_update without snapshot_global at the round's start");
+  torch::NoGradGuard no_grad;
+  std::vector<std::vector<torch::Tensor>> workers;
+  std::vector<double> a;
+  for (std::size_t m = 0; m < members.size(); ++m) {
+    const auto& all = params_[static_cast<std::size_t>(members[m])];
+    workers.emplace_back(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(parameter_count_));
+    a.push_back(fednova_effective_steps(steps[m], momentum_));
+  }
+  std::vector<torch::Tensor> next = combine(round_start_, workers, weights, fednova ? &a : nullptr);
+  if (outer) next = outer_.step(round_start_, next, *outer);
+  // Buffers: the plain weighted mean, computed before any replica is overwritten.
+  std::vector<torch::Tensor> buffers;
+  for (std::size_t k = parameter_count_; k < params_[0].size(); ++k) {
+    torch::Tensor mean = params_[static_cast<std::size_t>(members[0])][k] * weights[0];
+    for (std::size_t m = 1; m < members.size(); ++m) mean.add_(params_[static_cast<std::size_t>(members[m])][k], weights[m]);
+    buffers.push_back(mean);
+  }
+  for (auto& replica : params_) {
+    for (std::size_t k = 0; k < parameter_count_; ++k) replica[k].copy_(next[k]);
+    for (std::size_t k = parameter_count_; k < replica.size(); ++k) replica[k].copy_(buffers[k - parameter_count_]);
+  }
 }
 
 double ReplicaSet::gradient_step(const std::vector<torch::Tensor>& inputs, const std::vector<torch::Tensor>& targets) {
@@ -94,8 +132,8 @@ EvalResult ReplicaSet::evaluate(const Dataset& test) {
   const std::int64_t n = test.size(), chunk = 2000;
   for (std::int64_t start = 0; start < n; start += chunk) {
     const std::int64_t end = std::min(n, start + chunk);
-    auto logits = model.forward(test.images.slice(0, start, end));
-    auto labels = test.labels.slice(0, start, end);
+    auto logits = model.forward(test.images.slice(0, start, end).to(device_));
+    auto labels = test.labels.slice(0, start, end).to(device_);
     loss_sum += torch::nn::functional::cross_entropy(
                     logits, labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
                     .item<double>();

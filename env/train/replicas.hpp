@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "env/train/dataset.hpp"
 #include "env/round_plan.hpp"
+#include "env/train/global_update.hpp"
 #include "env/train/models.hpp"
 
 namespace env {
@@ -24,7 +26,7 @@ class ReplicaSet {
  public:
   // All replicas start from the same weights, initialized from `seed`.
   ReplicaSet(const ModelSpec& model, const std::vector<std::int64_t>& input_shape, int classes, int num_workers,
-             const OptimizerSpec& optimizer, std::uint64_t seed);
+             const OptimizerSpec& optimizer, std::uint64_t seed, torch::Device device = torch::kCPU);
 
   // SSGD / LBB (Alg. 3, Sec. 3.2.4): each worker's mean-loss gradient is weighted by B_i/B and the
   // weighted gradients are summed, which is what the all-reduce delivers to every worker; every
@@ -39,6 +41,14 @@ class ReplicaSet {
   // Model averaging (Orchestra Eq. 2, first case): the weighted average of `members`' parameters
   // and buffers is written into every replica in `receivers`. Momentum buffers stay local.
   void average(const std::vector<int>& members, const std::vector<double>& weights, const std::vector<int>& receivers);
+
+  // FedNova and the outer optimizer need the global model at the round's start (x_t): kept here.
+  void snapshot_global();
+  // The round's global average with FedNova's normalization (`fednova`, using each member's local
+  // `steps` and the optimizer's momentum) and/or the outer optimizer (global_update.hpp), written
+  // into every replica. Parameters only: floating buffers (BatchNorm statistics) are averaged plainly.
+  void global_update(const std::vector<int>& members, const std::vector<double>& weights, const std::vector<int>& steps, bool fednova,
+                     const std::optional<OuterOptimizer>& outer);
 
   void set_learning_rate(double lr);
   EvalResult evaluate(const Dataset& test);  // on replica 0, which holds the global model after a sync
@@ -55,6 +65,11 @@ class ReplicaSet {
   std::vector<std::unique_ptr<torch::optim::SGD>> optimizers_;
   std::vector<std::vector<torch::Tensor>> params_;   // per replica, parameters then floating buffers
   bool others_stale_ = false;  // replicas 1..N-1 lag replica 0 after gradient steps
+  double momentum_ = 0;         // the local optimizer's, for FedNova's a_i
+  torch::Device device_ = torch::kCPU;
+  std::size_t parameter_count_ = 0;  // params_[i] holds parameters first, then floating buffers
+  std::vector<torch::Tensor> round_start_;  // x_t (snapshot_global)
+  OuterState outer_;
   double parameter_bytes_ = 0;
 };
 

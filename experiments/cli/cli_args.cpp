@@ -1,5 +1,8 @@
 #include "experiments/cli/cli_args.hpp"
 
+#include <set>
+#include <sstream>
+
 namespace experiments {
 
 const std::string& ArgCursor::value() {
@@ -21,6 +24,30 @@ std::int64_t ArgCursor::integer(std::int64_t min, std::int64_t max) {
   if (text.empty() || used != text.size() || v < min || v > max)
     throw UsageError(flag + ": expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], got '" + text + "'");
   return v;
+}
+
+std::vector<std::uint64_t> parse_seed_list(const std::string& flag, const std::string& value) {
+  const auto bad = [&](const std::string& why) { throw UsageError(flag + ": " + why + ", got '" + value + "'"); };
+  const auto number = [&](const std::string& text) -> std::uint64_t {
+    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 18)
+      bad("expected seeds like 1,2,3 or 1-5");
+    return std::stoull(text);
+  };
+  std::vector<std::uint64_t> seeds;
+  std::set<std::uint64_t> seen;
+  std::stringstream items(value);
+  for (std::string item; std::getline(items, item, ',');) {
+    const auto dash = item.find('-');
+    const std::uint64_t first = number(item.substr(0, dash)), last = dash == std::string::npos ? first : number(item.substr(dash + 1));
+    if (last < first) bad("a range must go up");
+    if (last - first >= 1000) bad("at most 1,000 seeds");
+    for (std::uint64_t s = first; s <= last; ++s) {
+      if (!seen.insert(s).second) bad("seed " + std::to_string(s) + " is listed twice");
+      seeds.push_back(s);
+    }
+  }
+  if (seeds.empty() || seeds.size() > 1000) bad("expected between 1 and 1,000 seeds");
+  return seeds;
 }
 
 }  // namespace experiments

@@ -33,6 +33,10 @@ class ArgCursor {
   std::size_t index_ = static_cast<std::size_t>(-1);
 };
 
+// A list of seeds: "1,2,3", "1-5" or a mix ("1-3,7"); UsageError naming the flag for anything
+// else, a seed listed twice, or more than 1,000.
+std::vector<std::uint64_t> parse_seed_list(const std::string& flag, const std::string& value);
+
 // `value` of `flag` as one of a typed enum's spellings; UsageError "--model: expected mlp, cnn or
 // resnet, got 'x'" otherwise.
 template <class E>

@@ -6,6 +6,7 @@
 #include "experiments/cli/cli_args.hpp"
 #include "experiments/cli/commands.hpp"
 #include "experiments/analysis/comparison.hpp"
+#include "experiments/analysis/seed_stats.hpp"
 #include "experiments/analysis/plots.hpp"
 #include "experiments/results/results_reader.hpp"
 
@@ -19,7 +20,8 @@ Compares the policies of one or several runs of `orchestra run`. RESULTS_DIR is 
 folder (results/quickstart), one policy's folder, or a folder of experiments (results/). Prints,
 per policy: time to target accuracy, speedup over `dsgd` (else over the run's first policy), final
 accuracy and loss, mean straggler effect, utilization and idle time per worker. Writes the table
-as DIR/compare.md and DIR/compare.csv.
+as DIR/compare.md and DIR/compare.csv. The folder of a multi-seed run (`orchestra run --seeds`,
+sub-folders seed-<N>) gives the summary over seeds instead: mean ± 95% CI and the paired speedup.
 
   --out DIR      where to write (default: RESULTS_DIR when one is given, else ./comparison)
   --plot         also draw the figures with gnuplot into DIR/plots/, as PNG and SVG with the
@@ -69,7 +71,14 @@ int command_compare(const Args& args) {
   if (plot) find_gnuplot(plot_options.gnuplot.program);  // fail before writing anything
   const std::vector<ComparisonRow> rows = comparison_rows(runs);
   std::filesystem::create_directories(out_dir);
-  if (rows.empty()) {
+  if (is_seed_folder(runs)) {
+    // A multi-seed run (orchestra run --seeds): the summary over seeds, as the run printed it.
+    const std::vector<SeedRow> seed_table = seed_rows(runs);
+    const std::string table = seed_markdown(seed_table);
+    common::write_file_atomic(out_dir + "/compare.md", table);
+    common::write_file_atomic(out_dir + "/compare.csv", seed_csv(seed_table));
+    if (!quiet) std::cout << table << "written: " << out_dir << "/compare.md, " << out_dir << "/compare.csv\n";
+  } else if (rows.empty()) {
     // Only A3C training folders (train.csv): there is no policy to tabulate, only the curve to draw.
     if (!quiet) std::cout << "no policy results to compare (only A3C training logs)" << (plot ? "" : "; add --plot for the training curve") << "\n";
   } else {

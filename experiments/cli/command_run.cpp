@@ -7,13 +7,14 @@
 #include "experiments/cli/commands.hpp"
 #include "experiments/registry/policy_registry.hpp"
 #include "experiments/runner/experiment.hpp"
+#include "experiments/runner/seed_runs.hpp"
 #include "experiments/analysis/plots.hpp"
 
 namespace experiments {
 
 namespace {
 
-const char* kRunHelp = R"(usage: orchestra run CONFIG [--out DIR] [--seed N] [--threads N] [--plot] [--quiet]
+const char* kRunHelp = R"(usage: orchestra run CONFIG [--out DIR] [--seed N | --seeds LIST [--jobs N]] [--threads N] [--plot] [--quiet]
 
 Runs every policy of the experiment in CONFIG (YAML) on the same cluster, data and seed, then
 prints a comparison table. Results go to DIR (default results/<name>/), one folder per policy:
@@ -21,7 +22,12 @@ rounds.csv, iterations.csv (one row per round: batch and compute time per worker
 epochs.csv, evals.csv, summary.json, config.json; and comparison.md.
 
   --out DIR      where to write results
-  --seed N       override the config's seed
+  --seed N       override the config's seed (and run that one seed)
+  --seeds LIST   run every policy for each seed (1,2,3 or 1-5; default: the config's seeds:), each
+                 into DIR/seed-<N>/, then DIR/comparison.md and .csv: mean, sd and 95% CI over
+                 the seeds, and the speedup as a paired ratio
+  --jobs N       with several seeds, run N of them at once in separate processes (default 1;
+                 the results are the same files as one after another)
   --threads N    intra-op threads for libtorch and OpenBLAS (default: runtime.threads, 1)
   --plot         at the end, draw the figures of `orchestra compare --plot` into DIR/plots/
   --quiet        no progress output
@@ -46,6 +52,10 @@ int command_run(const Args& args) {
       options.out_dir = value();
     } else if (a == "--seed") {
       options.seed = static_cast<std::uint64_t>(arg.integer(0, common::kMaxSeed));
+    } else if (a == "--seeds") {
+      options.seeds = parse_seed_list("--seeds", value());
+    } else if (a == "--jobs") {
+      options.jobs = static_cast<int>(arg.integer(1, 256));
     } else if (a == "--threads") {
       options.threads = static_cast<int>(arg.integer(1, 256));
     } else if (a == "--plot") {
@@ -61,8 +71,16 @@ int command_run(const Args& args) {
     }
   }
   if (config_path.empty()) throw UsageError(std::string("run needs a CONFIG file\n") + kRunHelp);
+  if (options.seed && !options.seeds.empty()) throw UsageError("give --seed or --seeds, not both");
   ExperimentConfig config = load_config(config_path);
   if (plot) find_gnuplot("gnuplot");  // a missing gnuplot is said before a long run, not after
+  if (!options.seed && (!options.seeds.empty() || !config.seeds.empty())) {
+    const SeedRunResult result = run_seeds(std::move(config), options);
+    std::cout << seed_markdown(result.rows) << "results: " << result.out_dir << "/ (one folder per seed)\n";
+    if (plot) plot_results(result.out_dir, options.quiet);
+    return 0;
+  }
+  if (options.jobs > 1) throw UsageError("--jobs runs several seeds at once: give --seeds too");
   const ExperimentResult result = run_experiment(std::move(config), options);
   std::cout << comparison_table(result.outcomes, result.target_accuracy)
             << "results: " << result.out_dir << "/\n";

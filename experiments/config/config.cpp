@@ -244,6 +244,9 @@ ExperimentConfig parse_config(const std::string& text, const std::string& file) 
   common::YamlReader top(root, file, "");
   cfg.name = top.text("name", std::filesystem::path(file).stem().string());
   cfg.seed = static_cast<std::uint64_t>(top.integer("seed", 1, 0, common::kMaxSeed));
+  for (const auto s : top.integers("seeds", {}, 0, common::kMaxSeed)) cfg.seeds.push_back(static_cast<std::uint64_t>(s));
+  if (top.has("seeds") && cfg.seeds.empty()) top.fail("seeds", "list at least one seed (or remove the key)");
+  if (std::set<std::uint64_t>(cfg.seeds.begin(), cfg.seeds.end()).size() != cfg.seeds.size()) top.fail("seeds", "a seed is listed twice");
 
   common::YamlReader data = top.child("data");
   cfg.data = read_data(data);
@@ -277,6 +280,8 @@ ExperimentConfig parse_config(const std::string& text, const std::string& file) 
 
   common::YamlReader runtime = top.child("runtime");
   cfg.threads = static_cast<int>(runtime.integer("threads", 1, 1, 256));
+  cfg.training.device = runtime.text("device", "cpu");  // checked against the machine by the runner
+  cfg.device_source = runtime.raw("device");
   runtime.reject_unknown_keys();
   common::YamlReader output = top.child("output");
   cfg.write_rounds = output.boolean("rounds_csv", true);

@@ -39,6 +39,7 @@ struct ExperimentConfig {
   std::string file;  // where it came from, for messages
   std::string name = "experiment";
   std::uint64_t seed = 1;
+  std::vector<std::uint64_t> seeds;  // seeds: [1, 2, 3]: run every policy for each (orchestra run)
   ClusterMode mode = ClusterMode::Simulated;
   env::DataSpec data;
   env::ClusterSpec cluster;
@@ -49,6 +50,7 @@ struct ExperimentConfig {
   Budget budget;
   std::vector<PolicyConfig> policies;
   int threads = 1;          // intra-op threads for libtorch and OpenBLAS (see README "Threads")
+  YAML::Node device_source; // where runtime.device was given (training.device holds its value), for errors
   bool write_rounds = true; // rounds.csv can be large for thousands of workers
   nlohmann::json resolved;  // the config with every default filled in
 };

@@ -23,6 +23,10 @@ struct PolicyKind {
   const char* name;     // as written in `policies:`
   const char* summary;  // one line for --help and the README
   PolicyMaker make;
+  // Model-averaging policies also take `weighting: uniform | samples | fednova` and
+  // `outer: {lr, momentum, nesterov}` (env/round_plan.hpp), read by make_policy for all of them.
+  env::Aggregation aggregation = env::Aggregation::ModelAverage;
+  std::vector<std::string> list_keys = {};  // keys whose value is a list (not a sweep)
 };
 
 // Every policy, in the order --help and the README list them.
@@ -38,6 +42,12 @@ struct BuiltPolicy {
   std::unique_ptr<env::BarrierPolicy> policy;
   nlohmann::json resolved;  // the parameters with defaults filled in
 };
+
+// Sweeps: a list where a policy key expects one value gives one policy per value, labelled
+// `<label>-<key>=<value>` (`fixed-t-T_ms=200`); several list keys give their product, in the
+// order written. Labels must stay unique; an empty list is an error. Run before make_policy
+// (run_experiment and run_real_experiment do); a config without lists is left as it is.
+void expand_sweeps(ExperimentConfig& config);
 
 // Builds a policy from its config entry; every parameter error names file:line and the key.
 BuiltPolicy make_policy(const PolicyConfig& entry, const ExperimentConfig& config);

@@ -7,6 +7,7 @@
 
 #include "common/errors.hpp"
 #include "env/sim/simulation.hpp"
+#include "env/train/device.hpp"
 #include "common/atomic_file.hpp"
 #include "experiments/registry/policy_registry.hpp"
 #include "experiments/results/results_files.hpp"
@@ -44,6 +45,14 @@ void preflight(const ExperimentConfig& config) {
 
 }  // namespace
 
+void check_device(const ExperimentConfig& config) {
+  try {
+    env::resolve_device(config.training.device);
+  } catch (const std::invalid_argument& e) {
+    common::YamlReader::fail_at(config.device_source, config.file, "runtime.device", e.what());
+  }
+}
+
 std::string comparison_table(const std::vector<PolicyOutcome>& outcomes, double target_accuracy) {
   return comparison_markdown(comparison_rows("", outcomes, target_accuracy));
 }
@@ -69,6 +78,8 @@ ExperimentResult run_experiment(ExperimentConfig config, const RunOptions& optio
   config.resolved["runtime"]["threads"] = config.threads;
   env::set_compute_threads(config.threads);
 
+  expand_sweeps(config);
+  check_device(config);
   preflight(config);
   std::shared_ptr<const env::DatasetPair> data;
   if (!config.training.timing_only) data = std::make_shared<const env::DatasetPair>(env::load_dataset(config.data, config.seed));

@@ -16,6 +16,8 @@ struct RunOptions {
   std::optional<std::uint64_t> seed;   // overrides the config's seed
   std::optional<int> threads;          // overrides runtime.threads
   bool quiet = false;
+  std::vector<std::uint64_t> seeds;    // several seeds: seed_runs.hpp (overrides the config's seeds:)
+  int jobs = 1;                        // seeds run at once, in processes (seed_runs.hpp)
 };
 
 struct ExperimentResult {
@@ -27,6 +29,9 @@ struct ExperimentResult {
 // Validates everything (policies, data) before the first file is written; each policy's folder
 // appears whole, when its run has finished.
 ExperimentResult run_experiment(ExperimentConfig config, const RunOptions& options);
+
+// Throws common::ConfigError ("file:line: runtime.device: ...") when the device cannot be used here.
+void check_device(const ExperimentConfig& config);
 
 // The table printed at the end of a run (and written as comparison.md): analysis/comparison.hpp.
 std::string comparison_table(const std::vector<PolicyOutcome>& outcomes, double target_accuracy);

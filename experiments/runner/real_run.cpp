@@ -1,6 +1,7 @@
 #include "experiments/runner/real_run.hpp"
 
 #include "common/errors.hpp"
+#include "common/yaml_reader.hpp"
 #include "env/real/real_worker.hpp"
 #include "common/atomic_file.hpp"
 #include "experiments/registry/policy_registry.hpp"
@@ -70,6 +71,15 @@ void check_real_config(const ExperimentConfig& config, int world_size) {
     throw common::ConfigError(config.file + ": cluster: lists " + std::to_string(config.cluster.num_workers()) + " workers but the launch starts " +
                            std::to_string(world_size) + " processes (one per worker, in cluster order)");
   if (config.training.timing_only) throw common::ConfigError(config.file + ": training.timing_only: a real run trains for real; remove it");
+  if (config.training.device != "cpu")
+    common::YamlReader::fail_at(config.device_source, config.file, "runtime.device", "real runs train on the CPU in this version (use device: cpu)");
+  for (const auto& p : config.policies) {
+    if (!p.params.IsMap()) continue;
+    const YAML::Node weighting = p.params["weighting"], outer = p.params["outer"];
+    if (outer) common::YamlReader::fail_at(outer, config.file, p.path + ".outer", "the outer optimizer runs in simulation only in this version");
+    if (weighting && weighting.IsScalar() && weighting.Scalar() == "fednova")
+      common::YamlReader::fail_at(weighting, config.file, p.path + ".weighting", "fednova runs in simulation only in this version");
+  }
 }
 
 ExperimentResult run_real_experiment(ExperimentConfig config, env::Communicator& comm, const RealRunOptions& options) {
@@ -80,6 +90,7 @@ ExperimentResult run_real_experiment(ExperimentConfig config, env::Communicator&
   config.resolved["real"] = {{"world_size", comm.world_size()}, {"backend", comm.describe().substr(0, comm.describe().find(' '))},
                              {"timeout_s", comm.timeout().count() / 1000.0}};
   check_real_config(config, comm.world_size());
+  expand_sweeps(config);
   env::set_compute_threads(config.threads);
   const bool leader = comm.rank() == 0;
   // Every rank holds the data set in memory but only ever reads its own samples (RealWorker).

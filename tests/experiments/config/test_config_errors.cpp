@@ -58,6 +58,13 @@ TEST_CASE("a key given twice is an error naming both lines, at any depth") {
   check_error(with("epochs: 1", "epochs: 1\n  epochs: 2"), "x.yaml:8: training.epochs: duplicate key (first given on line 7)");
 }
 
+TEST_CASE("seeds: a list of distinct seeds") {
+  CHECK(parse_config(with("seed: 3", "seeds: [4, 5]"), "x.yaml").seeds == std::vector<std::uint64_t>{4, 5});
+  check_error(with("seed: 3", "seeds: [4, 4]"), "x.yaml:2: seeds: a seed is listed twice");
+  check_error(with("seed: 3", "seeds: []"), "x.yaml:2: seeds: list at least one seed (or remove the key)");
+  check_error(with("seed: 3", "seeds: [x]"), "x.yaml:2: seeds[0]: expected a non-negative integer, got 'x'");
+}
+
 TEST_CASE("wrong types, negative and zero sizes are rejected with what was expected") {
   check_error(with("global_batch: 8", "global_batch: -3"), "x.yaml:6: training.global_batch: expected a positive integer, got -3");
   check_error(with("global_batch: 8", "global_batch: 0"), "x.yaml:6: training.global_batch: expected a positive integer, got 0");

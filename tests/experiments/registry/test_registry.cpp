@@ -57,7 +57,7 @@ TEST_CASE("registry: orchestra run --help lists exactly the registry's policies,
 
 TEST_CASE("registry: names are unique, and an unknown name is a config error listing every known one") {
   auto names = experiments::policy_names();
-  CHECK(names.size() == 11);
+  CHECK(names.size() == 13);
   std::sort(names.begin(), names.end());
   CHECK(std::adjacent_find(names.begin(), names.end()) == names.end());
   const auto config = experiments::parse_config(R"(cluster:
@@ -86,4 +86,106 @@ TEST_CASE("registry: the factory builds every policy that needs no file") {
     CHECK(built.policy != nullptr);
     CHECK(built.resolved["name"] == name);
   }
+}
+
+namespace {
+
+experiments::ExperimentConfig with_policies(const std::string& policies) {
+  return experiments::parse_config("cluster:\n  workers:\n    - {name: a, time_model: {coefficients: [1, 0.1]}}\npolicies:\n" + policies,
+                                   "x.yaml");
+}
+
+std::vector<std::string> labels_of(const experiments::ExperimentConfig& config) {
+  std::vector<std::string> labels;
+  for (const auto& p : config.policies) labels.push_back(p.label);
+  return labels;
+}
+
+}  // namespace
+
+TEST_CASE("sweeps: a list for a one-value key gives one policy per value, several lists their product") {
+  auto config = with_policies("  - dsgd\n  - {name: fixed-t, T_ms: [200, 400]}\n  - {name: local-sgd, H: [2, 4], weighting: [uniform, samples]}\n");
+  experiments::expand_sweeps(config);
+  CHECK(labels_of(config) == std::vector<std::string>{"dsgd", "fixed-t-T_ms=200", "fixed-t-T_ms=400", "local-sgd-H=2-weighting=uniform",
+                                                      "local-sgd-H=2-weighting=samples", "local-sgd-H=4-weighting=uniform",
+                                                      "local-sgd-H=4-weighting=samples"});
+  const auto built = experiments::make_policy(config.policies[2], config);
+  CHECK(built.resolved["T_ms"] == 400.0);
+  CHECK(built.resolved["label"] == "fixed-t-T_ms=400");
+  CHECK(experiments::make_policy(config.policies[6], config).resolved["weighting"] == "samples");
+  // A labelled entry keeps its label as the stem; expanding twice changes nothing.
+  auto labelled = with_policies("  - {name: fixed-t, label: short, T_ms: [100, 300]}\n");
+  experiments::expand_sweeps(labelled);
+  experiments::expand_sweeps(labelled);
+  CHECK(labels_of(labelled) == std::vector<std::string>{"short-T_ms=100", "short-T_ms=300"});
+  CHECK(experiments::make_policy(labelled.policies[1], labelled).resolved["label"] == "short-T_ms=300");
+}
+
+TEST_CASE("sweeps: a key that takes a list is not a sweep; an empty or nested sweep and clashing labels are config errors") {
+  auto lists = with_policies("  - {name: orchestra-lcm, batch_sizes: [32, 64]}\n");
+  experiments::expand_sweeps(lists);
+  CHECK(labels_of(lists) == std::vector<std::string>{"orchestra-lcm"});
+  auto empty = with_policies("  - {name: fixed-t, T_ms: []}\n");
+  CHECK_THROWS_WITH_AS(experiments::expand_sweeps(empty), "x.yaml:5: policies[0].T_ms: an empty sweep: list at least one value", common::ConfigError);
+  auto nested = with_policies("  - {name: fixed-t, T_ms: [[1, 2]]}\n");
+  CHECK_THROWS_WITH_AS(experiments::expand_sweeps(nested), "x.yaml:5: policies[0].T_ms[0]: a sweep takes plain values", common::ConfigError);
+  auto twice = with_policies("  - {name: fixed-t, T_ms: [200, 200]}\n");
+  CHECK_THROWS_WITH_AS(experiments::expand_sweeps(twice), doctest::Contains("two policies labelled 'fixed-t-T_ms=200'"), common::ConfigError);
+}
+
+TEST_CASE("configs/baselines.yaml: 5 seeds, and every policy, the fixed-t sweep expanded, builds") {
+  auto config = experiments::load_config(std::string(ORCHESTRA_SOURCE_DIR) + "/configs/baselines.yaml");
+  CHECK(config.seeds == std::vector<std::uint64_t>{1, 2, 3, 4, 5});
+  experiments::expand_sweeps(config);
+  const auto labels = labels_of(config);
+  CHECK(labels.size() == 13);
+  CHECK(labels.back() == "fixed-t-T_ms=1600");
+  for (const auto& entry : config.policies) {
+    INFO(entry.label);
+    CHECK(experiments::make_policy(entry, config).policy != nullptr);
+  }
+}
+
+TEST_CASE("averaging options: weighting and outer on model-averaging policies, config errors elsewhere") {
+  auto config = with_policies(
+      "  - {name: local-sgd, H: 4, weighting: fednova, outer: {lr: 0.7, momentum: 0.9, nesterov: true}}\n"
+      "  - {name: orchestra-lcm, weighting: samples}\n");
+  const auto built = experiments::make_policy(config.policies[0], config);
+  CHECK(built.resolved["weighting"] == "fednova");
+  CHECK(built.resolved["outer"]["lr"] == 0.7);
+  CHECK(built.resolved["outer"]["nesterov"] == true);
+  env::ClusterView view;
+  view.num_workers = 1;
+  view.global_batch = 32;
+  view.worker_names = {"a"};
+  view.max_batch = {64};
+  view.server_of = {0};
+  built.policy->start(view);
+  const env::RoundPlan plan = built.policy->plan({});
+  CHECK(plan.weighting == env::AverageWeighting::FedNova);
+  REQUIRE(plan.outer.has_value());
+  CHECK(plan.outer->momentum == 0.9);
+  // Without the keys nothing changes: no wrapper, plain uniform averaging.
+  auto plain = with_policies("  - {name: local-sgd, H: 4}\n");
+  const auto unchanged = experiments::make_policy(plain.policies[0], plain);
+  unchanged.policy->start(view);
+  CHECK(unchanged.policy->plan({}).weighting == env::AverageWeighting::Uniform);
+  CHECK_FALSE(unchanged.policy->plan({}).outer.has_value());
+  CHECK_FALSE(unchanged.resolved.contains("outer"));
+
+  const auto error_of = [](const std::string& entry) {
+    auto c = with_policies("  - " + entry + "\n");
+    try {
+      experiments::make_policy(c.policies[0], c);
+    } catch (const common::ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(error_of("{name: dsgd, outer: {lr: 0.7}}").find("x.yaml:5: policies[0].outer: dsgd all-reduces gradients every step") == 0);
+  CHECK(error_of("{name: lbb, weighting: fednova}").find("x.yaml:5: policies[0].weighting: lbb all-reduces") == 0);
+  CHECK(error_of("{name: local-sgd, outer: {lr: 0}}") == "x.yaml:5: policies[0].outer.lr: expected a number > 0 and <= 100, got 0");
+  CHECK(error_of("{name: local-sgd, outer: {mu: 0.9}}").find("x.yaml:5: policies[0].outer.mu: unknown key") == 0);
+  CHECK(error_of("{name: local-sgd, outer: 0.7}") == "x.yaml:5: policies[0].outer: expected a mapping of keys, got '0.7'");
+  CHECK(error_of("{name: local-sgd, weighting: nova}") == "x.yaml:5: policies[0].weighting: expected one of uniform, samples, fednova, got 'nova'");
 }

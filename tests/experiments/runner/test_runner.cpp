@@ -4,6 +4,12 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/csv_table.hpp"
 #include "experiments/config/config.hpp"
 #include "experiments/runner/experiment.hpp"
 #include "test_helpers.hpp"
@@ -187,4 +193,109 @@ TEST_CASE("one speedup rule: run, its summaries and compare all measure against 
   const auto compared = testing::run_command(binary() + " compare " + (dir / "run") + " --out " + (dir / "cmp"));
   REQUIRE(compared.exit_code == 0);
   CHECK(read_text(dir / "cmp/compare.md") == table);
+}
+
+TEST_CASE("seeds: --seeds runs every seed into seed-<N>, --jobs 2 gives the same files, and the CI is the hand-computed one") {
+  TempDir dir;
+  testing::write_text(dir / "tiny.yaml", kTiny);
+  for (const char* run : {"serial", "parallel"}) {
+    const std::string jobs = std::string(run) == "parallel" ? " --jobs 2" : "";
+    const auto r = testing::run_command(binary() + " run " + (dir / "tiny.yaml") + " --seeds 5,6 --quiet --out " + (dir / run) + jobs);
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.output.find("| policy | seeds reached |") != std::string::npos);
+  }
+  std::vector<double> dsgd_ttt, local_ttt, paired;
+  for (const char* seed : {"seed-5", "seed-6"}) {
+    for (const char* policy : {"dsgd", "local-sgd", "mllsgd", "osa"}) {
+      const std::string folder = std::string("/") + seed + "/" + policy + "/";
+      CAPTURE(folder);
+      for (const char* file : {"epochs.csv", "evals.csv", "rounds.csv", "config.json"})
+        CHECK(read_text(dir / (std::string("serial") + folder + file)) == read_text(dir / (std::string("parallel") + folder + file)));
+      CHECK(summary_without_wall_clock(dir / (std::string("serial") + folder + "summary.json")) ==
+            summary_without_wall_clock(dir / (std::string("parallel") + folder + "summary.json")));
+    }
+    const auto dsgd = nlohmann::json::parse(read_text(dir / (std::string("serial/") + seed + "/dsgd/summary.json")));
+    const auto local = nlohmann::json::parse(read_text(dir / (std::string("serial/") + seed + "/local-sgd/summary.json")));
+    dsgd_ttt.push_back(dsgd["time_to_target_s"].get<double>());
+    local_ttt.push_back(local["time_to_target_s"].get<double>());
+    paired.push_back(dsgd_ttt.back() / local_ttt.back());
+  }
+  // By hand, two seeds: mean, sd = |a - b| / sqrt(2), CI = t(1) * sd / sqrt(2) with t(1) = 12.706.
+  const auto summary = common::read_csv(dir / "serial/comparison.csv");
+  const auto label = summary.column("label"), mean = summary.column("time_to_target_mean_s"), ci = summary.column("time_to_target_ci95_s"),
+             speedup = summary.column("speedup_mean");
+  REQUIRE(summary.rows.size() == 4);
+  CHECK(summary.rows[1][label] == "local-sgd");
+  CHECK(summary.number(1, mean) == doctest::Approx((local_ttt[0] + local_ttt[1]) / 2));
+  CHECK(summary.number(1, ci) == doctest::Approx(12.706 * std::abs(local_ttt[0] - local_ttt[1]) / std::sqrt(2.0) / std::sqrt(2.0)));
+  CHECK(summary.number(1, speedup) == doctest::Approx((paired[0] + paired[1]) / 2));
+  CHECK(read_text(dir / "serial/comparison.csv") == read_text(dir / "parallel/comparison.csv"));
+  // `orchestra compare` on the folder prints the same summary.
+  const auto compared = testing::run_command(binary() + " compare " + (dir / "serial") + " --out " + (dir / "cmp") + " --quiet");
+  REQUIRE(compared.exit_code == 0);
+  CHECK(read_text(dir / "cmp/compare.md") == read_text(dir / "serial/comparison.md"));
+}
+
+TEST_CASE("seeds: a bad seed list is one clear line") {
+  TempDir dir;
+  testing::write_text(dir / "tiny.yaml", kTiny);
+  const auto r = testing::run_command(binary() + " run " + (dir / "tiny.yaml") + " --seeds 3,1-3 --out " + (dir / "x"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output == "orchestra run: --seeds: seed 3 is listed twice, got '3,1-3'\n");
+}
+
+TEST_CASE("fednova with equal local steps, and an outer optimizer with lr 1 and no momentum, train as plain averaging") {
+  TempDir dir;
+  std::string config = kTiny;
+  const auto at = config.find("policies:");
+  config = config.substr(0, at) +
+           "policies:\n  - {name: local-sgd, label: samples, H: 3, weighting: samples}\n"
+           "  - {name: local-sgd, label: fednova, H: 3, weighting: fednova}\n"
+           "  - {name: local-sgd, label: plain, H: 3}\n  - {name: local-sgd, label: outer, H: 3, outer: {lr: 1, momentum: 0}}\n"
+           "  - {name: local-sgd, label: slowmo, H: 3, outer: {lr: 0.7, momentum: 0.9, nesterov: true}}\n";
+  experiments::RunOptions options;
+  options.quiet = true;
+  options.out_dir = dir / "run";
+  const auto result = experiments::run_experiment(experiments::parse_config(config, "tiny.yaml"), options);
+  REQUIRE(result.outcomes.size() == 5);
+  const auto& samples = result.outcomes[0].evals;
+  const auto& fednova = result.outcomes[1].evals;
+  const auto& plain = result.outcomes[2].evals;
+  const auto& outer = result.outcomes[3].evals;
+  REQUIRE(samples.size() == fednova.size());
+  REQUIRE(plain.size() == outer.size());
+  // H = 3 everywhere except a shard's short last round, where FedNova's a_i differ by design.
+  for (std::size_t i = 0; i < plain.size(); ++i) {
+    CHECK(outer[i].loss == doctest::Approx(plain[i].loss).epsilon(1e-4));
+    CHECK(fednova[i].accuracy == doctest::Approx(samples[i].accuracy).epsilon(0.05));
+  }
+  // The outer optimizer with momentum changes training (and still learns).
+  CHECK(result.outcomes[4].final_loss != doctest::Approx(result.outcomes[2].final_loss).epsilon(1e-6));
+  CHECK(result.outcomes[4].final_accuracy > 0.5);
+}
+
+TEST_CASE("runtime.device: cuda without a usable GPU, or a device it does not know, is one config error line") {
+  TempDir dir;
+  std::string config = kTiny;
+  config.replace(config.find("policies:"), 9, "runtime:\n  device: DEVICE\npolicies:");
+  const auto line_of_device = std::to_string(std::count(config.begin(), config.begin() + static_cast<std::ptrdiff_t>(config.find("device:")), '\n') + 1);
+  const auto run = [&](const std::string& device) {
+    std::string text = config;
+    text.replace(text.find("DEVICE"), 6, device);
+    testing::write_text(dir / "d.yaml", text);
+    return testing::run_command(binary() + " run " + (dir / "d.yaml") + " --quiet --out " + (dir / "out"));
+  };
+  const auto tpu = run("tpu");
+  CHECK(tpu.exit_code == 2);
+  CHECK(tpu.output == "orchestra: config error: " + (dir / "d.yaml") + ":" + line_of_device +
+                          ": runtime.device: expected cpu, cuda or cuda:N, got 'tpu'\n");
+  if (!torch::cuda::is_available()) {  // CI: Debian's libtorch has no CUDA
+    const auto cuda = run("cuda");
+    CHECK(cuda.exit_code == 2);
+    CHECK(cuda.output.rfind("orchestra: config error: " + (dir / "d.yaml") + ":" + line_of_device + ": runtime.device: 'cuda' needs a GPU", 0) == 0);
+    CHECK(std::count(cuda.output.begin(), cuda.output.end(), '\n') == 1);
+  }
+  const auto cpu = run("cpu");
+  CHECK(cpu.exit_code == 0);
 }

@@ -1,0 +1,129 @@
+#include "experiments/runner/seed_runs.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <thread>
+
+#include "common/atomic_file.hpp"
+#include "common/errors.hpp"
+
+namespace experiments {
+namespace {
+
+std::string seed_dir(const std::string& out_dir, std::uint64_t seed) { return out_dir + "/seed-" + std::to_string(seed); }
+
+struct Child {
+  std::uint64_t seed = 0;
+  pid_t pid = -1;
+};
+
+// `orchestra run CONFIG --seed N --out DIR/seed-N --quiet [--threads T]`, output to DIR/seed-N.log.
+Child start_seed(const std::string& config_file, std::uint64_t seed, const std::string& out_dir, const RunOptions& options) {
+  std::vector<std::string> args = {"orchestra", "run", config_file, "--seed", std::to_string(seed), "--out", seed_dir(out_dir, seed), "--quiet"};
+  if (options.threads) args.insert(args.end(), {"--threads", std::to_string(*options.threads)});
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const std::string log = seed_dir(out_dir, seed) + ".log";
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error(log + ": cannot write (" + std::strerror(errno) + ")");
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fd);
+    throw std::runtime_error(std::string("cannot start the run of a seed: fork failed: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(1);
+    ::dup2(fd, STDOUT_FILENO);
+    ::dup2(fd, STDERR_FILENO);
+    ::execv("/proc/self/exe", argv.data());
+    ::_exit(127);
+  }
+  ::close(fd);
+  return {seed, pid};
+}
+
+// Polls the children; a finished one is removed. Returns the first failure's message, if any.
+std::string reap(std::vector<Child>& running, const std::string& out_dir, int& done, std::size_t total, bool quiet) {
+  for (auto it = running.begin(); it != running.end();) {
+    int status = 0;
+    if (::waitpid(it->pid, &status, WNOHANG) != it->pid) {
+      ++it;
+      continue;
+    }
+    const std::uint64_t seed = it->seed;
+    it = running.erase(it);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+      return "the run of seed " + std::to_string(seed) + " failed (" +
+             (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status)) : "signal " + std::to_string(WTERMSIG(status))) +
+             "): see " + seed_dir(out_dir, seed) + ".log";
+    ++done;
+    if (!quiet) std::fprintf(stderr, "seed %llu done (%d/%zu)\n", static_cast<unsigned long long>(seed), done, total);
+  }
+  return "";
+}
+
+void run_in_processes(const ExperimentConfig& config, const std::vector<std::uint64_t>& seeds, const std::string& out_dir,
+                      const RunOptions& options) {
+  if (config.file.empty() || !std::filesystem::exists(config.file))
+    throw common::UsageError("--jobs runs each seed as `orchestra run CONFIG`: the config must come from a file");
+  std::vector<Child> running;
+  std::size_t next = 0;
+  int done = 0;
+  std::string failure;
+  while (failure.empty() && (next < seeds.size() || !running.empty())) {
+    while (next < seeds.size() && static_cast<int>(running.size()) < options.jobs)
+      running.push_back(start_seed(config.file, seeds[next++], out_dir, options));
+    failure = reap(running, out_dir, done, seeds.size(), options.quiet);
+    if (failure.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (failure.empty()) return;
+  for (const auto& c : running) ::kill(c.pid, SIGTERM);
+  for (const auto& c : running) ::waitpid(c.pid, nullptr, 0);  // SIGTERM ends a run at once
+  throw std::runtime_error(failure);
+}
+
+}  // namespace
+
+std::vector<SeedRow> write_seed_summary(const std::string& out_dir, const std::vector<std::uint64_t>& seeds) {
+  std::vector<std::string> dirs;
+  for (const auto seed : seeds) dirs.push_back(seed_dir(out_dir, seed));
+  const std::vector<SeedRow> rows = seed_rows(read_results(dirs));
+  common::write_file_atomic(out_dir + "/comparison.md", seed_markdown(rows));
+  common::write_file_atomic(out_dir + "/comparison.csv", seed_csv(rows));
+  return rows;
+}
+
+SeedRunResult run_seeds(ExperimentConfig config, const RunOptions& options) {
+  SeedRunResult result;
+  result.seeds = options.seeds.empty() ? config.seeds : options.seeds;
+  if (result.seeds.empty()) throw common::UsageError("no seeds: give --seeds or seeds: in the config");
+  result.out_dir = options.out_dir.empty() ? "results/" + config.name : options.out_dir;
+  std::filesystem::create_directories(result.out_dir);
+  if (options.jobs > 1) {
+    run_in_processes(config, result.seeds, result.out_dir, options);
+  } else {
+    for (const auto seed : result.seeds) {
+      RunOptions one = options;
+      one.seed = seed;
+      one.out_dir = seed_dir(result.out_dir, seed);
+      run_experiment(config, one);
+    }
+  }
+  result.rows = write_seed_summary(result.out_dir, result.seeds);
+  return result;
+}
+
+}  // namespace experiments
