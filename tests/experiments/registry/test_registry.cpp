@@ -189,3 +189,26 @@ TEST_CASE("averaging options: weighting and outer on model-averaging policies, c
   CHECK(error_of("{name: local-sgd, outer: 0.7}") == "x.yaml:5: policies[0].outer: expected a mapping of keys, got '0.7'");
   CHECK(error_of("{name: local-sgd, weighting: nova}") == "x.yaml:5: policies[0].weighting: expected one of uniform, samples, fednova, got 'nova'");
 }
+
+TEST_CASE("adacomm and qsr: their keys are read with defaults, and bad values name file:line and key") {
+  auto config = with_policies("  - adacomm\n  - {name: qsr, H_base: 8, alpha: 0.2}\n");
+  const auto adacomm = experiments::make_policy(config.policies[0], config);
+  CHECK(adacomm.resolved["H0"] == 16);
+  CHECK(adacomm.resolved["interval_s"] == 10.0);
+  const auto qsr = experiments::make_policy(config.policies[1], config);
+  CHECK(qsr.resolved["H_base"] == 8);
+  CHECK(qsr.resolved["alpha"] == 0.2);
+  const auto error_of = [](const std::string& entry) {
+    auto c = with_policies("  - " + entry + "\n");
+    try {
+      experiments::make_policy(c.policies[0], c);
+    } catch (const common::ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(error_of("{name: adacomm, H0: 0}") == "x.yaml:5: policies[0].H0: expected a positive integer, got 0");
+  CHECK(error_of("{name: adacomm, interval_s: -1}") == "x.yaml:5: policies[0].interval_s: expected a number > 0 and <= 1e+09, got -1");
+  CHECK(error_of("{name: qsr, alpha: x}") == "x.yaml:5: policies[0].alpha: expected a number > 0 and <= 1e+06, got 'x'");
+  CHECK(error_of("{name: qsr, H: 4}").find("x.yaml:5: policies[0].H: unknown key") == 0);
+}
