@@ -9,44 +9,67 @@
 
 namespace {
 
-const char* kHelp = R"(usage: orchestra COMMAND [ARGS]   (orchestra COMMAND --help for each)
+using experiments::Args;
 
-Tune the synchronization barrier of local-SGD training on heterogeneous clusters.
+// Every command, by task: the dispatch table and `orchestra help` come from this one list.
+struct Command {
+  const char* task;     // the heading it is listed under; nullptr: hidden (started by another)
+  const char* usage;    // "run CONFIG"
+  const char* summary;
+  const char* example;  // a whole command line
+  int (*run)(const Args&);
+};
 
-commands:
-  run CONFIG       run every policy of a YAML experiment and compare them
-  launch CONFIG    run a cluster.mode: real experiment on N processes (c10d Gloo/NCCL)
-  balance FILE     split a global batch among workers by their time models (LBB Eq. 3)
-  profile          measure this machine's batch-time curve (LBB Alg. 1), JSON for balance
-  compare DIR...   compare finished runs: table (Markdown, CSV) and, with --plot, figures
-  train CONFIG     train an A3C barrier policy: parameter server + agent processes (ZeroMQ)
-  serve CONFIG     the A3C parameter server alone, for agents on other machines
-  agent CONFIG     one A3C agent: --connect tcp://HOST:PORT
-  keygen FILE      CURVE keys for serve/agent on a non-loopback address
-  help             this text
+const Command kCommands[] = {
+    {"run and compare", "run CONFIG", "run every policy of a YAML experiment and compare them (--seeds for several)",
+     "orchestra run configs/quickstart.yaml", experiments::command_run},
+    {"run and compare", "compare DIR...", "tables (Markdown, CSV) of finished runs and, with --plot, figures",
+     "orchestra compare results/quickstart --plot", experiments::command_compare},
+    {"learn a controller", "train CONFIG", "train an A3C barrier policy: parameter server + agent processes (ZeroMQ)",
+     "orchestra train configs/a3c_train.yaml", experiments::command_train},
+    {"learn a controller", "serve CONFIG", "the A3C parameter server alone, for agents on other machines",
+     "orchestra serve configs/a3c_train.yaml --bind tcp://0.0.0.0:5555 --keys keys.txt", experiments::command_serve},
+    {"learn a controller", "agent CONFIG", "one A3C agent: --connect tcp://HOST:PORT",
+     "orchestra agent configs/a3c_train.yaml --connect tcp://server:5555 --keys keys.txt", experiments::command_agent},
+    {"real clusters", "launch CONFIG", "run a cluster.mode: real experiment on N processes (c10d Gloo/NCCL)",
+     "orchestra launch --nproc 2 configs/real_quick.yaml", experiments::command_launch},
+    {"real clusters", "profile", "measure this machine's batch-time curve (LBB Alg. 1), JSON for balance",
+     "orchestra profile --model cnn > host-a.json", experiments::command_profile},
+    {"tools", "balance FILE", "split a global batch among workers by their time models (LBB Eq. 3)",
+     "orchestra balance host-a.json", experiments::command_balance},
+    {"tools", "keygen FILE", "CURVE keys for serve/agent on a non-loopback address", "orchestra keygen keys.txt",
+     experiments::command_keygen},
+    {nullptr, "worker", "", "", experiments::command_worker},  // one process of a launch
+};
 
-example:
-  orchestra run configs/quickstart.yaml
-)";
+std::string name_of(const Command& c) {
+  const std::string usage = c.usage;
+  return usage.substr(0, usage.find(' '));
+}
+
+std::string help_text() {
+  std::string text =
+      "usage: orchestra COMMAND [ARGS]   (orchestra COMMAND --help for each)\n\n"
+      "Tune the synchronization barrier of local-SGD training on heterogeneous clusters.\n";
+  std::string task;
+  for (const auto& c : kCommands) {
+    if (!c.task) continue;
+    if (task != c.task) text += "\n" + std::string(c.task) + ":\n";
+    task = c.task;
+    char line[512];
+    std::snprintf(line, sizeof line, "  %-16s %s\n  %-16s e.g. %s\n", c.usage, c.summary, "", c.example);
+    text += line;
+  }
+  return text + "\n  help             this text\n";
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  using experiments::Args;
-  const std::map<std::string, int (*)(const Args&)> commands = {
-      {"run", experiments::command_run},
-      {"launch", experiments::command_launch},
-      {"worker", experiments::command_worker},  // hidden: started by launch
-      {"balance", experiments::command_balance},
-      {"profile", experiments::command_profile},
-      {"compare", experiments::command_compare},
-      {"train", experiments::command_train},
-      {"serve", experiments::command_serve},
-      {"agent", experiments::command_agent},
-      {"keygen", experiments::command_keygen},
-  };
+  std::map<std::string, int (*)(const Args&)> commands;
+  for (const auto& c : kCommands) commands[name_of(c)] = c.run;
   if (argc < 2 || std::string(argv[1]) == "help" || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
-    std::cout << kHelp;
+    std::cout << help_text();
     return argc < 2 ? 2 : 0;
   }
   const auto command = commands.find(argv[1]);

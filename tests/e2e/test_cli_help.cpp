@@ -10,22 +10,24 @@
 
 namespace {
 
-// The names under "commands:" in `orchestra help`, up to the first blank line.
-std::vector<std::string> listed_commands(const std::string& help) {
+// The commands `orchestra help` lists: under each task heading, a line "  NAME ARGS  summary"
+// followed by "  ...  e.g. orchestra NAME ...". Returns the names; checks the example lines.
+std::vector<std::string> listed_commands(const std::string& help, int& headings) {
   std::vector<std::string> names;
   std::istringstream in(help);
   std::string line;
-  bool in_list = false;
+  headings = 0;
   while (std::getline(in, line)) {
-    if (line == "commands:") {
-      in_list = true;
-    } else if (in_list) {
-      if (line.empty()) break;
-      std::istringstream words(line);
-      std::string name;
-      words >> name;
-      if (!name.empty() && name != "help") names.push_back(name);
-    }
+    if (!line.empty() && line.back() == ':' && line[0] != ' ') ++headings;
+    if (line.size() < 3 || line.rfind("  ", 0) != 0 || line[2] == ' ') continue;
+    std::istringstream words(line);
+    std::string name;
+    words >> name;
+    if (name == "help") continue;
+    names.push_back(name);
+    std::string example;
+    std::getline(in, example);
+    CHECK_MESSAGE(example.find("e.g. orchestra " + name + " ") != std::string::npos, name);
   }
   return names;
 }
@@ -35,8 +37,10 @@ std::vector<std::string> listed_commands(const std::string& help) {
 TEST_CASE("orchestra: every listed subcommand has --help with an example") {
   const auto help = testing::run_command(std::string(ORCHESTRA_BINARY) + " help");
   REQUIRE(help.exit_code == 0);
-  const auto names = listed_commands(help.output);
-  REQUIRE(names.size() >= 2);  // at least run and compare
+  int headings = 0;
+  const auto names = listed_commands(help.output, headings);
+  CHECK(headings == 4);  // run and compare / learn a controller / real clusters / tools
+  REQUIRE(names.size() >= 9);
   for (const auto& name : names) {
     const auto r = testing::run_command(std::string(ORCHESTRA_BINARY) + " " + name + " --help");
     CHECK_MESSAGE(r.exit_code == 0, name);
