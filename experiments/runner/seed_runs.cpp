@@ -90,8 +90,15 @@ void run_in_processes(const ExperimentConfig& config, const std::vector<std::uin
     if (failure.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   if (failure.empty()) return;
+  // The other seeds stop: SIGTERM, up to 5 s to end, then SIGKILL (which cannot be refused).
   for (const auto& c : running) ::kill(c.pid, SIGTERM);
-  for (const auto& c : running) ::waitpid(c.pid, nullptr, 0);  // SIGTERM ends a run at once
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!running.empty() && std::chrono::steady_clock::now() < deadline) {
+    for (auto it = running.begin(); it != running.end();) it = ::waitpid(it->pid, nullptr, WNOHANG) == it->pid ? running.erase(it) : it + 1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  for (const auto& c : running) ::kill(c.pid, SIGKILL);
+  for (const auto& c : running) ::waitpid(c.pid, nullptr, 0);
   throw std::runtime_error(failure);
 }
 

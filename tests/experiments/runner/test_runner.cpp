@@ -299,3 +299,18 @@ TEST_CASE("runtime.device: cuda without a usable GPU, or a device it does not kn
   const auto cpu = run("cpu");
   CHECK(cpu.exit_code == 0);
 }
+
+TEST_CASE("seeds: with --jobs, a seed whose run fails stops the run with one line naming the seed and its log") {
+  TempDir dir;
+  std::string config = kTiny;
+  config.replace(config.find("  dataset: synthetic"), 20, "  dataset: mnist\n  path: /nonexistent-mnist");
+  testing::write_text(dir / "bad.yaml", config);
+  const auto r = testing::run_command(binary() + " run " + (dir / "bad.yaml") + " --seeds 1,2 --jobs 2 --quiet --out " + (dir / "out"));
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.rfind("orchestra: error: the run of seed ", 0) == 0);
+  CHECK(r.output.find(" failed (exit 2): see " + (dir / "out/seed-")) != std::string::npos);
+  CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+  const auto see = r.output.find("see ");
+  REQUIRE(see != std::string::npos);
+  CHECK(read_text(r.output.substr(see + 4, r.output.size() - see - 5)).find("data error") != std::string::npos);
+}
