@@ -27,25 +27,43 @@ ControlKind kind_of(const std::string& name) {
   throw common::ProtocolError("unknown control message kind '" + name + "'");
 }
 
+const char* weighting_name(env::AverageWeighting w) {
+  switch (w) {
+    case env::AverageWeighting::Uniform: return "uniform";
+    case env::AverageWeighting::BySamples: return "samples";
+    case env::AverageWeighting::FedNova: return "fednova";
+  }
+  return "uniform";
+}
+
+env::AverageWeighting weighting_of(const std::string& name) {
+  for (auto w : {env::AverageWeighting::Uniform, env::AverageWeighting::BySamples, env::AverageWeighting::FedNova})
+    if (name == weighting_name(w)) return w;
+  throw common::ProtocolError("unknown weighting '" + name + "'");
+}
+
 json plan_json(const env::RoundPlan& p) {
   json workers = json::array();
   for (const auto& w : p.workers) workers.push_back({w.batch_size, w.local_steps});
   return {{"aggregation", p.aggregation == env::Aggregation::ModelAverage ? "average" : "gradient"},
-          {"weighting", p.weighting == env::AverageWeighting::BySamples ? "samples" : "uniform"},
+          {"weighting", weighting_name(p.weighting)},
           {"workers", workers},
           {"server_average_every", p.server_average_every},
           {"data_shares", p.data_shares},
-          {"barrier_ms", p.barrier_ms}};
+          {"barrier_ms", p.barrier_ms},
+          {"outer", p.outer ? json{{"lr", p.outer->lr}, {"momentum", p.outer->momentum}, {"nesterov", p.outer->nesterov}} : json(nullptr)}};
 }
 
 env::RoundPlan plan_of(const json& j) {
   env::RoundPlan p;
   p.aggregation = j.at("aggregation").get<std::string>() == "average" ? env::Aggregation::ModelAverage : env::Aggregation::GradientAllReduce;
-  p.weighting = j.at("weighting").get<std::string>() == "samples" ? env::AverageWeighting::BySamples : env::AverageWeighting::Uniform;
+  p.weighting = weighting_of(j.at("weighting").get<std::string>());
   for (const auto& w : j.at("workers")) p.workers.push_back({w.at(0).get<int>(), w.at(1).get<int>()});
   p.server_average_every = j.at("server_average_every").get<int>();
   p.data_shares = j.at("data_shares").get<std::vector<double>>();
   p.barrier_ms = j.at("barrier_ms").get<double>();
+  if (const json& o = j.at("outer"); !o.is_null())
+    p.outer = env::OuterOptimizer{o.at("lr").get<double>(), o.at("momentum").get<double>(), o.at("nesterov").get<bool>()};
   return p;
 }
 

@@ -43,11 +43,7 @@ double RealWorker::epoch_progress() const {
   return static_cast<double>(order_.consumed()) / static_cast<double>(order_.samples());
 }
 
-void RealWorker::check(const RoundPlan& plan) const {
-  validate_plan(plan, spec_.cluster, in_epoch_, epoch_aggregation_);
-  if (plan.weighting == AverageWeighting::FedNova || plan.outer)
-    throw common::PlanError("weighting: fednova and outer: run in simulation only in this version, not in real runs");
-}
+void RealWorker::check(const RoundPlan& plan) const { validate_plan(plan, spec_.cluster, in_epoch_, epoch_aggregation_); }
 
 void RealWorker::start_at_epoch(int epoch) {
   epoch_ = epoch;
@@ -166,6 +162,13 @@ void RealWorker::run_average_round(const RoundPlan& plan, RealRoundStats& stats)
     longest = std::max(longest, steps[i]);
   }
   if (longest == 0) throw common::PlanError("the plan processes no samples: the workers with data left in this epoch have batch 0 or no local steps");
+  // FedNova and the outer optimizer start from the global model as the round starts (x_t).
+  const bool global_round = plan.weighting == AverageWeighting::FedNova || plan.outer.has_value();
+  std::vector<torch::Tensor> round_start;
+  if (global_round) {
+    torch::NoGradGuard no_grad;
+    for (const auto& p : replicas_->model(0).parameters()) round_start.push_back(p.clone());
+  }
   const std::int64_t chunk = plan.server_average_every > 0 ? plan.server_average_every : longest;
   for (std::int64_t first = 0; first < longest; first += chunk) {
     for (std::size_t i = 0; i < n; ++i)
@@ -199,9 +202,41 @@ void RealWorker::run_average_round(const RoundPlan& plan, RealRoundStats& stats)
   int members = 0;
   for (std::size_t i = 0; i < n; ++i)
     if (steps[i] > 0) total += static_cast<double>(samples[i]), ++members;
-  double weight = 0;
-  if (steps[me] > 0) weight = plan.weighting == AverageWeighting::BySamples ? static_cast<double>(samples[me]) / total : 1.0 / members;
-  average(weight, true, "model average of round " + std::to_string(round_), stats);
+  // FedNova's p_i are the sample shares (as in the simulator, Simulation::run_average_round).
+  const bool by_samples = plan.weighting == AverageWeighting::BySamples || plan.weighting == AverageWeighting::FedNova;
+  const auto share = [&](std::size_t i) { return by_samples ? static_cast<double>(samples[i]) / total : 1.0 / members; };
+  const double weight = steps[me] > 0 ? share(me) : 0.0;
+  const std::string what = "model average of round " + std::to_string(round_);
+  if (!global_round) {
+    average(weight, true, what, stats);
+    return;
+  }
+  // FedNova: each rank adds p_i / a_i (x_t - x_i); the sum is scaled by tau_eff = sum_i p_i a_i,
+  // which every rank computes alike from the plan's steps (ReplicaSet::global_update's math).
+  const bool fednova = plan.weighting == AverageWeighting::FedNova;
+  const double rho = spec_.training.optimizer.momentum;
+  double tau_eff = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (steps[i] > 0) tau_eff += share(i) * fednova_effective_steps(static_cast<int>(steps[i]), rho);
+  const double a_me = fednova_effective_steps(static_cast<int>(steps[me]), rho);
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> mine = state();
+  const std::size_t parameters = round_start.size();
+  std::vector<torch::Tensor> sum;
+  for (std::size_t k = 0; k < mine.size(); ++k) {
+    if (k < parameters && fednova)
+      sum.push_back(a_me > 0 ? (round_start[k] - mine[k]) * (weight / a_me) : torch::zeros_like(mine[k]));
+    else
+      sum.push_back(mine[k] * weight);  // the plain weighted mean (and the buffers always)
+  }
+  const auto start = Clock::now();
+  comm_.all_reduce_sum(sum, what);
+  stats.sync_ms += ms_since(start);
+  std::vector<torch::Tensor> next(sum.begin(), sum.begin() + static_cast<std::ptrdiff_t>(parameters));
+  if (fednova)
+    for (std::size_t k = 0; k < parameters; ++k) next[k] = round_start[k] - sum[k] * tau_eff;
+  if (plan.outer) next = outer_.step(round_start, next, *plan.outer);
+  for (std::size_t k = 0; k < mine.size(); ++k) mine[k].copy_(k < parameters ? next[k] : sum[k]);
 }
 
 void RealWorker::average(double my_weight, bool receive, const std::string& what, RealRoundStats& stats) {

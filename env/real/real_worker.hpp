@@ -21,6 +21,7 @@
 #include "env/train/dataset.hpp"
 #include "env/sim/epoch_data.hpp"
 #include "env/train/local_sgd_env.hpp"
+#include "env/train/global_update.hpp"
 #include "env/train/replicas.hpp"
 #include "env/round_plan.hpp"
 
@@ -90,6 +91,7 @@ class RealWorker {
   Aggregation epoch_aggregation_ = Aggregation::GradientAllReduce;
   std::int64_t round_ = 0;
   std::chrono::steady_clock::time_point round_start_{};
+  OuterState outer_;  // the outer optimizer's momentum (identical on every rank; restarts at 0 on resume)
   double round_clock_ms_ = 0;
 };
 

@@ -3,7 +3,7 @@
 // equal on every rank after an epoch's last aggregation) and the results so far.
 //
 // Layout: <out>/checkpoints/<label>.pt (libtorch archive) and <label>.json (what was done), both
-// replaced atomically. Not kept: the optimizers' momentum (restarts at zero) and the policy's own
+// replaced atomically. Not kept: the optimizers' momentum, local and outer (restarts at zero), and the policy's own
 // state (the policy starts afresh on resume: LBB profiles again, LCM recomputes T).
 #pragma once
 

@@ -73,13 +73,6 @@ void check_real_config(const ExperimentConfig& config, int world_size) {
   if (config.training.timing_only) throw common::ConfigError(config.file + ": training.timing_only: a real run trains for real; remove it");
   if (config.training.device != "cpu")
     common::YamlReader::fail_at(config.device_source, config.file, "runtime.device", "real runs train on the CPU in this version (use device: cpu)");
-  for (const auto& p : config.policies) {
-    if (!p.params.IsMap()) continue;
-    const YAML::Node weighting = p.params["weighting"], outer = p.params["outer"];
-    if (outer) common::YamlReader::fail_at(outer, config.file, p.path + ".outer", "the outer optimizer runs in simulation only in this version");
-    if (weighting && weighting.IsScalar() && weighting.Scalar() == "fednova")
-      common::YamlReader::fail_at(weighting, config.file, p.path + ".weighting", "fednova runs in simulation only in this version");
-  }
 }
 
 ExperimentResult run_real_experiment(ExperimentConfig config, env::Communicator& comm, const RealRunOptions& options) {

@@ -323,3 +323,11 @@ TEST_CASE("real: a killed worker ends the run within the timeout, keeps the fini
 TEST_CASE("real: a hung worker ends the run within the timeout, keeps the finished epochs, and --resume finishes it") {
   check_fault(SIGSTOP, "no answer within the timeout");
 }
+
+TEST_CASE("real: FedNova with unequal local steps and an outer optimizer equal the simulator, round after round") {
+  env::RoundPlan plan = average_plan(16, 3);
+  plan.workers[1].local_steps = 1;  // 3 steps against 1: FedNova's case
+  plan.weighting = env::AverageWeighting::FedNova;
+  plan.outer = env::OuterOptimizer{0.7, 0.9, true};
+  check_matches_in_process({plan, plan, plan});  // the outer momentum carries over between rounds
+}
