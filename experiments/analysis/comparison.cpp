@@ -7,41 +7,10 @@
 #include <sstream>
 
 #include "experiments/analysis/speedup.hpp"
+#include "experiments/analysis/table_cells.hpp"
 
 namespace experiments {
 namespace {
-
-std::string fixed(double v, int digits) {
-  if (!std::isfinite(v)) return "-";
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
-// Full precision for CSV, so a script reading it loses nothing; empty for a missing value.
-std::string exact(double v) {
-  if (!std::isfinite(v)) return "";
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
-
-std::string exact(const std::optional<double>& v) { return v ? exact(*v) : std::string(); }
-
-// Labels and run names come from folder names, which may hold a comma or a quote.
-std::string csv_cell(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-
-// A pipe in a label would end its Markdown cell early.
-std::string md_cell(const std::string& text) {
-  std::string out;
-  for (const char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
-  return out;
-}
 
 double mean(const std::vector<double>& values) {
   if (values.empty()) return std::nan("");

@@ -9,25 +9,12 @@
 #include <sstream>
 
 #include "experiments/analysis/speedup.hpp"
+#include "experiments/analysis/table_cells.hpp"
 
 namespace experiments {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-std::string fixed(double v, int digits) {
-  if (!std::isfinite(v)) return "-";
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
-std::string exact(double v) {
-  if (!std::isfinite(v)) return "";
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
 
 // "mean ± ci" ("mean" alone for one value, "-" for none).
 std::string plus_minus(const Spread& s, int digits, const std::string& unit = "") {
@@ -133,7 +120,7 @@ std::string seed_markdown(const std::vector<SeedRow>& rows) {
     << first.reference << " | final acc | " << clock << " time per epoch (s) |\n";
   s << "|---|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& r : rows)
-    s << "| " << r.label << " | " << r.reached << "/" << r.seeds << " | " << plus_minus(r.time_to_target_s, 2) << " | "
+    s << "| " << md_cell(r.label) << " | " << r.reached << "/" << r.seeds << " | " << plus_minus(r.time_to_target_s, 2) << " | "
       << fixed(r.time_to_target_s.sd, 2) << " | " << plus_minus(r.speedup, 2, "x") << " | " << plus_minus(r.final_accuracy, 4) << " | "
       << plus_minus(r.epoch_time_s, 2) << " |\n";
   return s.str();
@@ -146,9 +133,9 @@ std::string seed_csv(const std::vector<SeedRow>& rows) {
       "speedup_mean,speedup_sd,speedup_ci95,speedup_seeds,speedup_reference,clock\n";
   const auto cells = [](const Spread& s) { return exact(s.mean) + ',' + exact(s.sd) + ',' + exact(s.ci95); };
   for (const auto& r : rows)
-    csv += r.label + ',' + r.policy + ',' + std::to_string(r.seeds) + ',' + std::to_string(r.reached) + ',' + exact(r.target_accuracy) + ',' +
+    csv += csv_cell(r.label) + ',' + csv_cell(r.policy) + ',' + std::to_string(r.seeds) + ',' + std::to_string(r.reached) + ',' + exact(r.target_accuracy) + ',' +
            cells(r.time_to_target_s) + ',' + cells(r.final_accuracy) + ',' + cells(r.epoch_time_s) + ',' + cells(r.speedup) + ',' +
-           std::to_string(r.speedup.n) + ',' + r.reference + ',' + env::clock_name(r.clock) + '\n';
+           std::to_string(r.speedup.n) + ',' + csv_cell(r.reference) + ',' + env::clock_name(r.clock) + '\n';
   return csv;
 }
 

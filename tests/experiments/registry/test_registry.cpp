@@ -95,6 +95,17 @@ experiments::ExperimentConfig with_policies(const std::string& policies) {
                                    "x.yaml");
 }
 
+// The config error building a one-policy config gives ("" when it builds).
+std::string error_of(const std::string& entry) {
+  auto c = with_policies("  - " + entry + "\n");
+  try {
+    experiments::make_policy(c.policies[0], c);
+  } catch (const common::ConfigError& e) {
+    return std::string(e.what());
+  }
+  return std::string();
+}
+
 std::vector<std::string> labels_of(const experiments::ExperimentConfig& config) {
   std::vector<std::string> labels;
   for (const auto& p : config.policies) labels.push_back(p.label);
@@ -173,15 +184,6 @@ TEST_CASE("averaging options: weighting and outer on model-averaging policies, c
   CHECK_FALSE(unchanged.policy->plan({}).outer.has_value());
   CHECK_FALSE(unchanged.resolved.contains("outer"));
 
-  const auto error_of = [](const std::string& entry) {
-    auto c = with_policies("  - " + entry + "\n");
-    try {
-      experiments::make_policy(c.policies[0], c);
-    } catch (const common::ConfigError& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
   CHECK(error_of("{name: dsgd, outer: {lr: 0.7}}").find("x.yaml:5: policies[0].outer: dsgd all-reduces gradients every step") == 0);
   CHECK(error_of("{name: lbb, weighting: fednova}").find("x.yaml:5: policies[0].weighting: lbb all-reduces") == 0);
   CHECK(error_of("{name: local-sgd, outer: {lr: 0}}") == "x.yaml:5: policies[0].outer.lr: expected a number > 0 and <= 100, got 0");
@@ -198,15 +200,6 @@ TEST_CASE("adacomm and qsr: their keys are read with defaults, and bad values na
   const auto qsr = experiments::make_policy(config.policies[1], config);
   CHECK(qsr.resolved["H_base"] == 8);
   CHECK(qsr.resolved["alpha"] == 0.2);
-  const auto error_of = [](const std::string& entry) {
-    auto c = with_policies("  - " + entry + "\n");
-    try {
-      experiments::make_policy(c.policies[0], c);
-    } catch (const common::ConfigError& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
   CHECK(error_of("{name: adacomm, H0: 0}") == "x.yaml:5: policies[0].H0: expected a positive integer, got 0");
   CHECK(error_of("{name: adacomm, interval_s: -1}") == "x.yaml:5: policies[0].interval_s: expected a number > 0 and <= 1e+09, got -1");
   CHECK(error_of("{name: qsr, alpha: x}") == "x.yaml:5: policies[0].alpha: expected a number > 0 and <= 1e+06, got 'x'");
