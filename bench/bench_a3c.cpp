@@ -5,9 +5,15 @@
 //     ZeroMQ DEALER/ROUTER round trip of the same message sizes on tcp loopback (goal: <= 2x);
 //  3. one barrier decision (the greedy network on the 92-entry state) as a share of an epoch.
 //
-// usage: bench_a3c [CONFIG] [--updates N]   (default configs/a3c_train.yaml, N = 6 per agent)
+// usage: bench_a3c [CONFIG] [--updates N] [--replicas batched|sequential]
+//        (default configs/a3c_train.yaml, N = 6 per agent; --replicas overrides every experiment's
+//        runtime.replicas, for environment steps/s before and after batched replicas)
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <future>
 #include <iomanip>
 #include <iostream>
@@ -177,16 +183,39 @@ double decision_us(const agents::A3cOptions& a3c, int iterations) {
   return sum == 12345678 ? 0 : us;  // keep the loop
 }
 
+// A copy of the training config whose experiments set runtime.replicas to `replicas`.
+std::string with_replicas(const std::string& train_path, const std::string& replicas) {
+  const auto dir = std::filesystem::temp_directory_path() / "orchestra-bench-a3c";
+  std::filesystem::create_directories(dir);
+  YAML::Node train = YAML::LoadFile(train_path);
+  YAML::Node experiments;
+  int k = 0;
+  for (const auto& e : train["experiments"]) {
+    YAML::Node env = YAML::LoadFile((std::filesystem::path(train_path).parent_path() / e.as<std::string>()).string());
+    env["runtime"]["replicas"] = replicas;
+    const auto path = dir / ("experiment" + std::to_string(k++) + ".yaml");
+    std::ofstream(path) << env;
+    experiments.push_back(path.string());
+  }
+  train["experiments"] = experiments;
+  const auto path = dir / "train.yaml";
+  std::ofstream(path) << train;
+  return path.string();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string path = std::string(ORCHESTRA_SOURCE_DIR) + "/configs/a3c_train.yaml";
   std::int64_t updates = 6;
+  std::string replicas;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--updates" && i + 1 < argc) updates = std::stoll(argv[++i]);
+    else if (a == "--replicas" && i + 1 < argc) replicas = argv[++i];
     else path = a;
   }
+  if (!replicas.empty()) path = with_replicas(path, replicas);
   env::set_compute_threads(1);
   const experiments::TrainConfig config = experiments::load_train_config(path);
   std::cout << std::fixed << std::setprecision(2);

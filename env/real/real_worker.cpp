@@ -67,11 +67,6 @@ void RealWorker::begin_epoch(const RoundPlan& plan) {
     replicas_->set_learning_rate(cosine_learning_rate(spec_.training.optimizer.lr, epoch_, spec_.training.planned_epochs));
 }
 
-std::pair<torch::Tensor, torch::Tensor> RealWorker::gather(IndexSpan span) const {
-  auto index = torch::from_blob(const_cast<std::int64_t*>(span.data), {span.size}, torch::kInt64);
-  return {data_->train.images.index_select(0, index), data_->train.labels.index_select(0, index)};
-}
-
 double RealWorker::timed(const std::function<void()>& step, double clock_ms) {
   const auto start = Clock::now();
   step();
@@ -121,7 +116,7 @@ void RealWorker::run_gradient_round(const RoundPlan& plan, RealRoundStats& stats
   auto& optimizer = replicas_->optimizer(0);
   optimizer.zero_grad();
   if (mine.size > 0) {
-    const auto batch = gather(mine);
+    const auto batch = gather_batch(data_->train, mine);
     const torch::Tensor& x = batch.first;
     const torch::Tensor& y = batch.second;
     const double weight = static_cast<double>(mine.size) / static_cast<double>(available);  // B_i / B
@@ -176,7 +171,7 @@ void RealWorker::run_average_round(const RoundPlan& plan, RealRoundStats& stats)
         const IndexSpan batch = order_.take_shard(static_cast<int>(i), plan.workers[i].batch_size);
         samples[i] += batch.size;
         if (i != me) continue;
-        const auto xy = gather(batch);
+        const auto xy = gather_batch(data_->train, batch);
         const torch::Tensor& x = xy.first;
         const torch::Tensor& y = xy.second;
         const double now = round_clock_ms_ + ms_since(round_start_);

@@ -78,7 +78,6 @@ class RealWorker {
   void run_average_round(const RoundPlan& plan, RealRoundStats& stats);
   // Weighted sum of the contributing ranks' states, written into the ranks in `receive`.
   void average(double my_weight, bool receive, const std::string& what, RealRoundStats& stats);
-  std::pair<torch::Tensor, torch::Tensor> gather(IndexSpan span) const;
   double timed(const std::function<void()>& step, double clock_ms);  // ms, slowdown applied
 
   RealWorkerSpec spec_;

@@ -124,6 +124,7 @@ void Simulation::run_average_round(const RoundPlan& plan, RoundReport& report) {
   if (hooks_ && global_round) hooks_->begin_global_round();
 
   for (std::int64_t first = 0; first < longest; first += chunk) {
+    std::vector<std::vector<IndexSpan>> chunk_batches(n);
     for (std::size_t i = 0; i < n; ++i) {
       auto& stats = report.workers[i];
       for (std::int64_t s = first; s < std::min(first + chunk, steps[i]); ++s) {
@@ -134,9 +135,11 @@ void Simulation::run_average_round(const RoundPlan& plan, RoundReport& report) {
         stats.samples += static_cast<int>(batch.size);
         stats.batch_size = std::max(stats.batch_size, static_cast<int>(batch.size));
         ++stats.local_steps;
-        if (hooks_) add_loss(hooks_->local_step(static_cast<int>(i), batch));
+        chunk_batches[i].push_back(batch);
       }
     }
+    if (hooks_)
+      for (double loss : hooks_->local_steps(chunk_batches)) add_loss(loss);
     const bool last_chunk = first + chunk >= longest;
     if (plan.server_average_every <= 0 || last_chunk) continue;  // the global average follows
     for (int server = 0; server < spec_.cluster.num_servers(); ++server) {

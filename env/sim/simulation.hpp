@@ -27,8 +27,9 @@ class TrainingHooks {
   // SSGD: one step over every worker's batch (empty spans for workers out of the round); returns
   // the mean training loss.
   virtual double gradient_round(const std::vector<IndexSpan>& batches) = 0;
-  // One local step of `worker`; returns its training loss.
-  virtual double local_step(int worker, IndexSpan batch) = 0;
+  // Local steps: batches[i] lists worker i's batches, in order (workers train independently, so
+  // they may run side by side); returns each step's training loss, worker 0's first.
+  virtual std::vector<double> local_steps(const std::vector<std::vector<IndexSpan>>& batches) = 0;
   // Writes the weighted average of `members` into every replica in `receivers`.
   virtual void average(const std::vector<int>& members, const std::vector<double>& weights,
                        const std::vector<int>& receivers) = 0;

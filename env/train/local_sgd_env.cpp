@@ -5,6 +5,7 @@
 
 #include "common/errors.hpp"
 #include "env/sim/round_rules.hpp"
+#include "env/train/batched_replicas.hpp"
 #include "env/train/device.hpp"
 
 namespace env {
@@ -32,8 +33,8 @@ LocalSgdEnv::LocalSgdEnv(EnvSpec spec, std::shared_ptr<const DatasetPair> data, 
     }
     const auto& images = data_->train.images;
     const std::vector<std::int64_t> shape{images.size(1), images.size(2), images.size(3)};
-    replicas_ = std::make_unique<ReplicaSet>(training_.model, shape, data_->train.num_classes, workers,
-                                             training_.optimizer, seed, device_);
+    replicas_ = make_replicas(training_.replicas, training_.model, shape, data_->train.num_classes, workers, training_.optimizer,
+                              seed, device_);
     spec.simulation.train_samples = data_->train.size();
     if (spec.simulation.message_bytes <= 0) spec.simulation.message_bytes = replicas_->parameter_bytes();
   }
@@ -63,29 +64,10 @@ void LocalSgdEnv::begin_epoch(int epoch) {
   replicas_->set_learning_rate(cosine_learning_rate(training_.optimizer.lr, epoch, training_.planned_epochs));
 }
 
-std::pair<torch::Tensor, torch::Tensor> LocalSgdEnv::gather(IndexSpan span) const {
-  // The span points into EpochData's order, which outlives this call; from_blob does not copy.
-  auto index = torch::from_blob(const_cast<std::int64_t*>(span.data), {span.size}, torch::kInt64);
-  if (!device_.is_cpu()) {
-    index = index.to(device_);
-    return {train_on_device_.images.index_select(0, index), train_on_device_.labels.index_select(0, index)};
-  }
-  return {data_->train.images.index_select(0, index), data_->train.labels.index_select(0, index)};
-}
+double LocalSgdEnv::gradient_round(const std::vector<IndexSpan>& batches) { return replicas_->gradient_step(train_data(), batches); }
 
-double LocalSgdEnv::gradient_round(const std::vector<IndexSpan>& batches) {
-  std::vector<torch::Tensor> inputs, targets;
-  for (const auto& span : batches) {
-    auto [x, y] = gather(span);
-    inputs.push_back(x);
-    targets.push_back(y);
-  }
-  return replicas_->gradient_step(inputs, targets);
-}
-
-double LocalSgdEnv::local_step(int worker, IndexSpan batch) {
-  auto [x, y] = gather(batch);
-  return replicas_->local_step(worker, x, y);
+std::vector<double> LocalSgdEnv::local_steps(const std::vector<std::vector<IndexSpan>>& batches) {
+  return replicas_->local_steps(train_data(), batches);
 }
 
 void LocalSgdEnv::average(const std::vector<int>& members, const std::vector<double>& weights,

@@ -10,7 +10,7 @@
 #include "env/round_cluster.hpp"
 #include "env/train/dataset.hpp"
 #include "env/train/models.hpp"
-#include "env/train/replicas.hpp"
+#include "env/train/worker_replicas.hpp"
 #include "env/sim/simulation.hpp"
 
 namespace env {
@@ -25,6 +25,7 @@ struct TrainingSpec {
   int planned_epochs = 1;
   bool timing_only = false;   // no gradients: only the clock runs (cluster-scale what-if studies)
   std::string device = "cpu";  // runtime.device: cpu | cuda | cuda:N (device.hpp)
+  ReplicaMode replicas = ReplicaMode::Batched;  // runtime.replicas (batched_replicas.hpp)
 };
 
 struct EnvSpec {
@@ -55,12 +56,12 @@ class LocalSgdEnv : public RoundCluster, private TrainingHooks {
   std::int64_t rounds() const override { return simulation_->rounds(); }
   double epoch_progress() const override { return simulation_->epoch_progress(); }
   double message_bytes() const { return simulation_->spec().message_bytes; }
-  ReplicaSet* replicas() { return replicas_.get(); }
+  WorkerReplicas* replicas() { return replicas_.get(); }
 
  private:
   void begin_epoch(int epoch) override;
   double gradient_round(const std::vector<IndexSpan>& batches) override;
-  double local_step(int worker, IndexSpan batch) override;
+  std::vector<double> local_steps(const std::vector<std::vector<IndexSpan>>& batches) override;
   void average(const std::vector<int>& members, const std::vector<double>& weights,
                const std::vector<int>& receivers) override;
   void begin_global_round() override { replicas_->snapshot_global(); }
@@ -68,13 +69,13 @@ class LocalSgdEnv : public RoundCluster, private TrainingHooks {
                      const RoundPlan& plan) override {
     replicas_->global_update(members, weights, steps, plan.weighting == AverageWeighting::FedNova, plan.outer);
   }
-  std::pair<torch::Tensor, torch::Tensor> gather(IndexSpan span) const;
+  const Dataset& train_data() const { return device_.is_cpu() ? data_->train : train_on_device_; }
 
   TrainingSpec training_;
   std::shared_ptr<const DatasetPair> data_;
   torch::Device device_ = torch::kCPU;
   Dataset train_on_device_, test_on_device_;  // copies, when the device is not the CPU
-  std::unique_ptr<ReplicaSet> replicas_;
+  std::unique_ptr<WorkerReplicas> replicas_;
   std::unique_ptr<Simulation> simulation_;
 };
 

@@ -123,8 +123,43 @@ void ReplicaSet::set_learning_rate(double lr) {
     for (auto& group : opt->param_groups()) static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
 }
 
-EvalResult ReplicaSet::evaluate(const Dataset& test) {
-  Classifier& model = *models_[0];
+std::pair<torch::Tensor, torch::Tensor> gather_batch(const Dataset& data, IndexSpan span) {
+  // The span points into EpochData's order, which outlives this call; from_blob does not copy.
+  auto index = torch::from_blob(const_cast<std::int64_t*>(span.data), {span.size}, torch::kInt64);
+  if (!data.images.device().is_cpu()) index = index.to(data.images.device());
+  return {data.images.index_select(0, index), data.labels.index_select(0, index)};
+}
+
+double ReplicaSet::gradient_step(const Dataset& train, const std::vector<IndexSpan>& batches) {
+  std::vector<torch::Tensor> inputs, targets;
+  for (const auto& span : batches) {
+    auto [x, y] = gather_batch(train, span);
+    inputs.push_back(x);
+    targets.push_back(y);
+  }
+  return gradient_step(inputs, targets);
+}
+
+std::vector<double> ReplicaSet::local_steps(const Dataset& train, const std::vector<std::vector<IndexSpan>>& batches) {
+  std::vector<double> losses;
+  for (std::size_t i = 0; i < batches.size(); ++i)
+    for (const auto& span : batches[i]) {
+      auto [x, y] = gather_batch(train, span);
+      losses.push_back(local_step(static_cast<int>(i), x, y));
+    }
+  return losses;
+}
+
+std::vector<torch::Tensor> ReplicaSet::state(int worker) {
+  if (others_stale_) make_all_equal_to_first();
+  std::vector<torch::Tensor> out;
+  for (const auto& t : params_[static_cast<std::size_t>(worker)]) out.push_back(t.detach().clone());
+  return out;
+}
+
+EvalResult ReplicaSet::evaluate(const Dataset& test) { return evaluate_classifier(*models_[0], test, device_); }
+
+EvalResult evaluate_classifier(Classifier& model, const Dataset& test, torch::Device device) {
   torch::NoGradGuard no_grad;
   model.eval();
   double loss_sum = 0;
@@ -132,8 +167,8 @@ EvalResult ReplicaSet::evaluate(const Dataset& test) {
   const std::int64_t n = test.size(), chunk = 2000;
   for (std::int64_t start = 0; start < n; start += chunk) {
     const std::int64_t end = std::min(n, start + chunk);
-    auto logits = model.forward(test.images.slice(0, start, end).to(device_));
-    auto labels = test.labels.slice(0, start, end).to(device_);
+    auto logits = model.forward(test.images.slice(0, start, end).to(device));
+    auto labels = test.labels.slice(0, start, end).to(device);
     loss_sum += torch::nn::functional::cross_entropy(
                     logits, labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
                     .item<double>();

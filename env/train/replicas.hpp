@@ -1,5 +1,6 @@
-// The workers' model replicas and their optimizers: SGD with momentum and weight decay, local
-// steps, weighted gradient all-reduce and model averaging, evaluation.
+// The workers' model replicas, one libtorch model and optimizer per worker (runtime.replicas:
+// sequential): SGD with momentum and weight decay, local steps, weighted gradient all-reduce and
+// model averaging, evaluation. Every model kind runs here; real runs hold one such replica per rank.
 #pragma once
 
 #include <torch/torch.h>
@@ -9,20 +10,13 @@
 #include <optional>
 #include <vector>
 
-#include "env/train/dataset.hpp"
-#include "env/round_plan.hpp"
 #include "env/train/global_update.hpp"
 #include "env/train/models.hpp"
+#include "env/train/worker_replicas.hpp"
 
 namespace env {
 
-struct OptimizerSpec {
-  double lr = 0.05;
-  double momentum = 0.9;
-  double weight_decay = 5e-4;
-};
-
-class ReplicaSet {
+class ReplicaSet : public WorkerReplicas {
  public:
   // All replicas start from the same weights, initialized from `seed`.
   ReplicaSet(const ModelSpec& model, const std::vector<std::int64_t>& input_shape, int classes, int num_workers,
@@ -34,29 +28,28 @@ class ReplicaSet {
   // them as one (replica 0) and accumulates the weighted gradients straight into it. Returns the
   // sample-weighted mean training loss.
   double gradient_step(const std::vector<torch::Tensor>& inputs, const std::vector<torch::Tensor>& targets);
+  double gradient_step(const Dataset& train, const std::vector<IndexSpan>& batches) override;
 
   // One local SGD step of `worker` on its own replica (Orchestra Eq. 2, second case).
   double local_step(int worker, const torch::Tensor& input, const torch::Tensor& target);
+  std::vector<double> local_steps(const Dataset& train, const std::vector<std::vector<IndexSpan>>& batches) override;
 
-  // Model averaging (Orchestra Eq. 2, first case): the weighted average of `members`' parameters
-  // and buffers is written into every replica in `receivers`. Momentum buffers stay local.
-  void average(const std::vector<int>& members, const std::vector<double>& weights, const std::vector<int>& receivers);
+  void average(const std::vector<int>& members, const std::vector<double>& weights, const std::vector<int>& receivers) override;
 
-  // FedNova and the outer optimizer need the global model at the round's start (x_t): kept here.
-  void snapshot_global();
-  // The round's global average with FedNova's normalization (`fednova`, using each member's local
-  // `steps` and the optimizer's momentum) and/or the outer optimizer (global_update.hpp), written
-  // into every replica. Parameters only: floating buffers (BatchNorm statistics) are averaged plainly.
+  void snapshot_global() override;
+  // FedNova uses each member's local `steps` and the optimizer's momentum. Parameters only:
+  // floating buffers (BatchNorm statistics) are averaged plainly.
   void global_update(const std::vector<int>& members, const std::vector<double>& weights, const std::vector<int>& steps, bool fednova,
-                     const std::optional<OuterOptimizer>& outer);
+                     const std::optional<OuterOptimizer>& outer) override;
 
-  void set_learning_rate(double lr);
-  EvalResult evaluate(const Dataset& test);  // on replica 0, which holds the global model after a sync
+  void set_learning_rate(double lr) override;
+  EvalResult evaluate(const Dataset& test) override;
+  std::vector<torch::Tensor> state(int worker) override;
   Classifier& model(int worker) { return *models_[static_cast<std::size_t>(worker)]; }
   // Real runs (RealWorker) split a gradient step around the all-reduce: backward, collective, step.
   torch::optim::SGD& optimizer(int worker) { return *optimizers_[static_cast<std::size_t>(worker)]; }
-  int num_workers() const { return static_cast<int>(models_.size()); }
-  double parameter_bytes() const { return parameter_bytes_; }
+  int num_workers() const override { return static_cast<int>(models_.size()); }
+  double parameter_bytes() const override { return parameter_bytes_; }
 
  private:
   void make_all_equal_to_first();  // after gradient steps, before local steps
@@ -72,5 +65,8 @@ class ReplicaSet {
   OuterState outer_;
   double parameter_bytes_ = 0;
 };
+
+// Test accuracy and mean loss of `model` on `test`, in chunks, on `device`.
+EvalResult evaluate_classifier(Classifier& model, const Dataset& test, torch::Device device);
 
 }  // namespace env

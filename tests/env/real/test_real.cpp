@@ -67,7 +67,7 @@ State in_process(const std::vector<env::RoundPlan>& plans, const std::shared_ptr
   spec.training = small_training();
   env::LocalSgdEnv environment(spec, data, kSeed, {1, 8, 8});
   for (const auto& p : plans) environment.run_round(p);
-  State out = environment.replicas()->model(0).parameters();
+  State out = environment.replicas()->state(0);
   for (auto& t : out) t = t.detach().clone();
   return out;
 }

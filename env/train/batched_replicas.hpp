@@ -1,0 +1,74 @@
+// All workers' replicas as one batched computation (runtime.replicas: batched): every parameter
+// is one tensor [N, ...] over the N replicas, and the steps that share a slot of a round (step s
+// of every worker that takes one) are one stacked forward/backward (stacked_models.hpp), one
+// optimizer update and, at the barrier, one weighted reduction over the replica dimension.
+//
+// Workers with different batch sizes (LBB, BOA) or numbers of local steps (Orchestra's tau_n) are
+// padded and masked: a padded sample's loss weight is 0, and an idle replica's update is skipped,
+// so each replica follows exactly the sequence of steps ReplicaSet gives it; results differ from
+// the sequential path only by floating-point reassociation (bmm against mm).
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "env/train/global_update.hpp"
+#include "env/train/models.hpp"
+#include "env/train/worker_replicas.hpp"
+
+namespace env {
+
+class BatchedReplicaSet : public WorkerReplicas {
+ public:
+  // All replicas start from the weights ReplicaSet gives replica 0 for the same seed. The model
+  // must stack (can_stack).
+  BatchedReplicaSet(const ModelSpec& model, const std::vector<std::int64_t>& input_shape, int classes, int num_workers,
+                    const OptimizerSpec& optimizer, std::uint64_t seed, torch::Device device = torch::kCPU);
+
+  // One forward over all workers' batches on replica 0: sum_i (B_i/B) mean_i = the mean over all.
+  double gradient_step(const Dataset& train, const std::vector<IndexSpan>& batches) override;
+  std::vector<double> local_steps(const Dataset& train, const std::vector<std::vector<IndexSpan>>& batches) override;
+  void average(const std::vector<int>& members, const std::vector<double>& weights, const std::vector<int>& receivers) override;
+  void snapshot_global() override;
+  void global_update(const std::vector<int>& members, const std::vector<double>& weights, const std::vector<int>& steps, bool fednova,
+                     const std::optional<OuterOptimizer>& outer) override;
+  void set_learning_rate(double lr) override { optimizer_.lr = lr; }
+  EvalResult evaluate(const Dataset& test) override;
+  std::vector<torch::Tensor> state(int worker) override;
+  int num_workers() const override { return num_workers_; }
+  double parameter_bytes() const override { return parameter_bytes_; }
+
+ private:
+  // The forward/backward of one slot: inputs [n, B, ...], targets [n*B], per-sample loss weights
+  // [n*B] (1/B_i for worker i's samples, 0 for padding). Returns each replica's loss.
+  torch::Tensor forward_backward(const std::vector<torch::Tensor>& params, const torch::Tensor& inputs, const torch::Tensor& targets,
+                                 const torch::Tensor& sample_weights);
+  // SGD with momentum and weight decay as torch::optim::SGD computes it, on the replicas whose
+  // `active` entry is true; the others' parameters and momentum are left exactly as they were.
+  void sgd_update(const std::vector<bool>& active);
+  void make_all_equal_to_first();  // after gradient steps, before local steps
+
+  ModelKind kind_;
+  int num_workers_;
+  OptimizerSpec optimizer_;
+  torch::Device device_;
+  std::vector<torch::Tensor> params_;    // stacked [N, ...], in Classifier::parameters() order
+  std::vector<torch::Tensor> momentum_;  // stacked, zero until a replica's first step (= SGD's lazy buffer)
+  std::shared_ptr<Classifier> eval_model_;  // replica 0 is copied here for evaluation
+  bool others_stale_ = false;
+  std::vector<torch::Tensor> round_start_;  // x_t (snapshot_global)
+  OuterState outer_;
+  double parameter_bytes_ = 0;
+};
+
+// The replicas for `mode`: batched where the model stacks, else the sequential ReplicaSet with a
+// one-line notice on stderr.
+std::unique_ptr<WorkerReplicas> make_replicas(ReplicaMode mode, const ModelSpec& model, const std::vector<std::int64_t>& input_shape,
+                                              int classes, int num_workers, const OptimizerSpec& optimizer, std::uint64_t seed,
+                                              torch::Device device);
+
+}  // namespace env

@@ -1,0 +1,23 @@
+// The models written as functions of stacked parameters, so that n replicas run as one
+// computation (the idea of torch.func's stack_module_state + vmap ensembles): every parameter
+// tensor gains a leading replica dimension, linear layers become batched matrix products
+// (baddbmm) and convolutions become grouped convolutions with one group per replica.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <vector>
+
+#include "env/train/models.hpp"
+
+namespace env {
+
+// The MLP and the LeNet-like CNN stack; the ResNet does not (its batch norm keeps running
+// statistics per replica, and a stacked batch norm would need its own layer).
+bool can_stack(ModelKind kind);
+
+// Logits [n, B, classes] of n replicas for inputs x [n, B, C, H, W]; `params` holds the model's
+// parameters in Classifier::parameters() order, each with a leading dimension n.
+torch::Tensor stacked_forward(ModelKind kind, const std::vector<torch::Tensor>& params, const torch::Tensor& x);
+
+}  // namespace env
