@@ -4,7 +4,7 @@
 // optimizer update and, at the barrier, one weighted reduction over the replica dimension.
 //
 // Workers with different batch sizes (LBB, BOA) or numbers of local steps (Orchestra's tau_n) are
-// padded and masked: a padded sample's loss weight is 0, and an idle replica's update is skipped,
+// padded and masked: a padded sample's loss weight is 0, and an idle replica is left out of the slot,
 // so each replica follows exactly the sequence of steps ReplicaSet gives it; results differ from
 // the sequential path only by floating-point reassociation (bmm against mm).
 #pragma once
@@ -49,6 +49,7 @@ class BatchedReplicaSet : public WorkerReplicas {
                                  const torch::Tensor& sample_weights);
   // SGD with momentum and weight decay as torch::optim::SGD computes it, on the replicas whose
   // `active` entry is true; the others' parameters and momentum are left exactly as they were.
+  // Parameters are float32 (the models are built so).
   void sgd_update(const std::vector<bool>& active);
   void make_all_equal_to_first();  // after gradient steps, before local steps
 

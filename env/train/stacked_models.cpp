@@ -5,9 +5,9 @@
 namespace env {
 namespace {
 
-// x [n, B, in], weight [n, out, in], bias [n, out] -> [n, B, out]: x W^T + b per replica.
+// x [n, B, in], weight [n, in, out] (transposed), bias [n, out] -> [n, B, out]: x W^T + b per replica.
 torch::Tensor stacked_linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
-  return torch::baddbmm(bias.unsqueeze(1), x, weight.transpose(1, 2));
+  return torch::baddbmm(bias.unsqueeze(1), x, weight);
 }
 
 // x [B, n*C, H, W] (replica-major channels), weight [n, out, C, k, k], bias [n, out]
@@ -28,6 +28,12 @@ torch::Tensor linear_tail(torch::Tensor x, const std::vector<torch::Tensor>& par
 }
 
 }  // namespace
+
+// Linear weights are the models' only 2-D parameters (convolution weights are 4-D, biases 1-D).
+torch::Tensor to_stacked_layout(const torch::Tensor& parameter) { return parameter.dim() == 2 ? parameter.t().contiguous() : parameter; }
+torch::Tensor from_stacked_layout(const torch::Tensor& stacked_replica) {
+  return stacked_replica.dim() == 2 ? stacked_replica.t().contiguous() : stacked_replica;
+}
 
 bool can_stack(ModelKind kind) { return kind == ModelKind::Mlp || kind == ModelKind::Cnn; }
 

@@ -17,7 +17,13 @@ namespace env {
 bool can_stack(ModelKind kind);
 
 // Logits [n, B, classes] of n replicas for inputs x [n, B, C, H, W]; `params` holds the model's
-// parameters in Classifier::parameters() order, each with a leading dimension n.
+// parameters in Classifier::parameters() order, each with a leading dimension n, and linear
+// weights stored transposed, [n, in, out] (stacked_layout): baddbmm then reads them as they lie,
+// where a transposed view would cost a copy of the weight's gradient in every backward.
+// A parameter of the model in the stacked layout (one replica, no leading n), and back.
+torch::Tensor to_stacked_layout(const torch::Tensor& parameter);
+torch::Tensor from_stacked_layout(const torch::Tensor& stacked_replica);
+
 torch::Tensor stacked_forward(ModelKind kind, const std::vector<torch::Tensor>& params, const torch::Tensor& x);
 
 }  // namespace env
