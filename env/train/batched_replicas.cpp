@@ -245,6 +245,7 @@ void BatchedReplicaSet::make_all_equal_to_first() {
 std::unique_ptr<WorkerReplicas> make_replicas(ReplicaMode mode, const ModelSpec& model, const std::vector<std::int64_t>& input_shape,
                                               int classes, int num_workers, const OptimizerSpec& optimizer, std::uint64_t seed,
                                               torch::Device device) {
+  if (mode == ReplicaMode::Auto) mode = prefers_batched(model.kind, device) ? ReplicaMode::Batched : ReplicaMode::Sequential;
   if (mode == ReplicaMode::Batched && can_stack(model.kind))
     return std::make_unique<BatchedReplicaSet>(model, input_shape, classes, num_workers, optimizer, seed, device);
   if (mode == ReplicaMode::Batched) {
@@ -255,6 +256,10 @@ std::unique_ptr<WorkerReplicas> make_replicas(ReplicaMode mode, const ModelSpec&
     });
   }
   return std::make_unique<ReplicaSet>(model, input_shape, classes, num_workers, optimizer, seed, device);
+}
+
+bool prefers_batched(ModelKind kind, torch::Device device) {
+  return kind == ModelKind::Mlp || (kind == ModelKind::Cnn && !device.is_cpu());
 }
 
 }  // namespace env

@@ -66,8 +66,11 @@ class BatchedReplicaSet : public WorkerReplicas {
   double parameter_bytes_ = 0;
 };
 
-// The replicas for `mode`: batched where the model stacks, else the sequential ReplicaSet with a
-// one-line notice on stderr.
+// What ReplicaMode::Auto picks: batched for the MLP, and for the CNN off the CPU.
+bool prefers_batched(ModelKind kind, torch::Device device);
+
+// The replicas for `mode`: batched where the model stacks (asked for, or Auto's choice), else the
+// sequential ReplicaSet, with a one-line notice on stderr when batched was asked for.
 std::unique_ptr<WorkerReplicas> make_replicas(ReplicaMode mode, const ModelSpec& model, const std::vector<std::int64_t>& input_shape,
                                               int classes, int num_workers, const OptimizerSpec& optimizer, std::uint64_t seed,
                                               torch::Device device);

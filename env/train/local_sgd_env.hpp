@@ -25,7 +25,7 @@ struct TrainingSpec {
   int planned_epochs = 1;
   bool timing_only = false;   // no gradients: only the clock runs (cluster-scale what-if studies)
   std::string device = "cpu";  // runtime.device: cpu | cuda | cuda:N (device.hpp)
-  ReplicaMode replicas = ReplicaMode::Batched;  // runtime.replicas (batched_replicas.hpp)
+  ReplicaMode replicas = ReplicaMode::Auto;  // runtime.replicas (worker_replicas.hpp)
 };
 
 struct EnvSpec {

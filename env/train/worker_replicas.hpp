@@ -22,11 +22,13 @@ struct OptimizerSpec {
 
 // How the replicas are trained (`runtime.replicas`): one libtorch call chain per worker step, or
 // every worker's step of a slot as one stacked forward/backward/update (batched_replicas.hpp).
-enum class ReplicaMode { Batched, Sequential };
+// Auto (the default) batches where it measured faster: the MLP anywhere, the CNN on a GPU (on the
+// CPU, Debian's libtorch runs its grouped convolution slower than N plain ones; BENCHMARKS.md).
+enum class ReplicaMode { Auto, Batched, Sequential };
 
 inline const std::vector<std::pair<const char*, ReplicaMode>>& replica_mode_spellings() {
-  static const std::vector<std::pair<const char*, ReplicaMode>> spellings = {{"batched", ReplicaMode::Batched},
-                                                                              {"sequential", ReplicaMode::Sequential}};
+  static const std::vector<std::pair<const char*, ReplicaMode>> spellings = {
+      {"auto", ReplicaMode::Auto}, {"batched", ReplicaMode::Batched}, {"sequential", ReplicaMode::Sequential}};
   return spellings;
 }
 

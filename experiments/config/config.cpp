@@ -282,7 +282,7 @@ ExperimentConfig parse_config(const std::string& text, const std::string& file) 
   cfg.threads = static_cast<int>(runtime.integer("threads", 1, 1, 256));
   cfg.training.device = runtime.text("device", "cpu");  // checked against the machine by the runner
   cfg.device_source = runtime.raw("device");
-  cfg.training.replicas = runtime.option("replicas", env::ReplicaMode::Batched, env::replica_mode_spellings());
+  cfg.training.replicas = runtime.option("replicas", env::ReplicaMode::Auto, env::replica_mode_spellings());
   runtime.reject_unknown_keys();
   common::YamlReader output = top.child("output");
   cfg.write_rounds = output.boolean("rounds_csv", true);

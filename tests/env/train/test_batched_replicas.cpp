@@ -150,13 +150,17 @@ TEST_CASE("batched gradient steps (LBB's unequal batches), averaging and FedNova
   CHECK(batched.evaluate(data).accuracy == doctest::Approx(sequential.evaluate(data).accuracy).epsilon(1e-6));
 }
 
-TEST_CASE("the ResNet falls back to the sequential replicas; the MLP and the CNN stack") {
+TEST_CASE("the ResNet falls back to the sequential replicas; the MLP and the CNN stack; auto batches the MLP, and the CNN only off the CPU") {
   ModelSpec resnet;
   resnet.kind = ModelKind::ResNet;
   CHECK(dynamic_cast<ReplicaSet*>(make_replicas(ReplicaMode::Batched, resnet, {3, 8, 8}, 10, 2, kSgd, 1, torch::kCPU).get()));
   CHECK(dynamic_cast<BatchedReplicaSet*>(make_replicas(ReplicaMode::Batched, cnn(), {1, 12, 12}, 10, 2, kSgd, 1, torch::kCPU).get()));
   CHECK(dynamic_cast<ReplicaSet*>(make_replicas(ReplicaMode::Sequential, mlp(), {1, 4, 4}, 10, 2, kSgd, 1, torch::kCPU).get()));
   CHECK_THROWS_AS(BatchedReplicaSet(resnet, {3, 8, 8}, 10, 2, kSgd, 1), std::invalid_argument);
+  CHECK(dynamic_cast<BatchedReplicaSet*>(make_replicas(ReplicaMode::Auto, mlp(), {1, 4, 4}, 10, 2, kSgd, 1, torch::kCPU).get()));
+  CHECK(dynamic_cast<ReplicaSet*>(make_replicas(ReplicaMode::Auto, cnn(), {1, 12, 12}, 10, 2, kSgd, 1, torch::kCPU).get()));
+  CHECK(prefers_batched(ModelKind::Cnn, torch::Device(torch::kCUDA, 0)));
+  CHECK_FALSE(prefers_batched(ModelKind::ResNet, torch::Device(torch::kCUDA, 0)));
 }
 
 namespace {
