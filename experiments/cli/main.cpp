@@ -27,6 +27,8 @@ const Command kCommands[] = {
      "orchestra compare results/quickstart --plot", experiments::command_compare},
     {"learn a controller", "train CONFIG", "train an A3C barrier policy: parameter server + agent processes (ZeroMQ)",
      "orchestra train configs/a3c_train.yaml", experiments::command_train},
+    {"learn a controller", "evaluate POLICY.pt CONFIG...", "judge a trained policy against orchestra-lcm, random moves and the best static T",
+     "orchestra evaluate pretrained/orchestra-a3c.pt configs/heldout/*.yaml --seeds 1-3", experiments::command_evaluate},
     {"learn a controller", "serve CONFIG", "the A3C parameter server alone, for agents on other machines",
      "orchestra serve configs/a3c_train.yaml --bind tcp://0.0.0.0:5555 --keys keys.txt", experiments::command_serve},
     {"learn a controller", "agent CONFIG", "one A3C agent: --connect tcp://HOST:PORT",
