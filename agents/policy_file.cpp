@@ -45,6 +45,8 @@ PolicyControl read_control(const c10::impl::GenericDict& c, const std::string& p
   control.interval_rounds = static_cast<int>(number(c, "interval_rounds", path));
   control.min_barrier_ms = number(c, "min_T_ms", path);
   control.max_barrier_ms = number(c, "max_T_ms", path);
+  control.min_barrier_x_start = number(c, "min_T_x_start", path);
+  control.max_barrier_x_start = number(c, "max_T_x_start", path);
   // The controller's own checks, so a hand-edited file fails here with its path.
   orchestra::BarrierControllerOptions options;
   control.apply_to(options);
@@ -67,6 +69,8 @@ PolicyControl PolicyControl::of(const orchestra::BarrierControllerOptions& o) {
   c.interval_rounds = o.interval_rounds;
   c.min_barrier_ms = o.min_barrier_ms;
   c.max_barrier_ms = o.max_barrier_ms;
+  c.min_barrier_x_start = o.min_barrier_x_start;
+  c.max_barrier_x_start = o.max_barrier_x_start;
   return c;
 }
 
@@ -78,11 +82,14 @@ void PolicyControl::apply_to(orchestra::BarrierControllerOptions& o) const {
   o.interval_rounds = interval_rounds;
   o.min_barrier_ms = min_barrier_ms;
   o.max_barrier_ms = max_barrier_ms;
+  o.min_barrier_x_start = min_barrier_x_start;
+  o.max_barrier_x_start = max_barrier_x_start;
 }
 
 bool PolicyControl::operator==(const PolicyControl& o) const {
   return move == o.move && unit_ms == o.unit_ms && factor == o.factor && interval == o.interval && interval_rounds == o.interval_rounds &&
-         min_barrier_ms == o.min_barrier_ms && max_barrier_ms == o.max_barrier_ms;
+         min_barrier_ms == o.min_barrier_ms && max_barrier_ms == o.max_barrier_ms && min_barrier_x_start == o.min_barrier_x_start &&
+         max_barrier_x_start == o.max_barrier_x_start;
 }
 
 A3cPolicy::A3cPolicy(ActorCritic net, std::int64_t updates, PolicyControl control, std::map<std::string, std::string> training)
@@ -143,6 +150,8 @@ void A3cPolicy::save(const std::string& path) const {
   control.insert("interval_rounds", static_cast<std::int64_t>(control_.interval_rounds));
   control.insert("min_T_ms", control_.min_barrier_ms);
   control.insert("max_T_ms", control_.max_barrier_ms);
+  control.insert("min_T_x_start", control_.min_barrier_x_start);
+  control.insert("max_T_x_start", control_.max_barrier_x_start);
   root.insert("controller", control);
   c10::Dict<std::string, std::string> training;
   for (const auto& [key, value] : training_) training.insert(key, value);

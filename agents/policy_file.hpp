@@ -12,7 +12,8 @@
 //                                  deployment repeats unless a config overrides a key:
 //        {"move": "additive" | "multiplicative", "unit_ms": 0.0 (additive: ms per action; 0 =
 //         the fastest worker's batch time), "factor": 2.0 (multiplicative), "interval": "epoch" |
-//         "rounds", "interval_rounds": 1, "min_T_ms": 0.0, "max_T_ms": 0.0 (bounds; 0 = default)}
+//         "rounds", "interval_rounds": 1, "min_T_ms": 0.0, "max_T_ms": 0.0 (bounds; 0 = default),
+//         "min_T_x_start": 0.0, "max_T_x_start": 0.0 (bounds as factors of the starting T; 0 = none)}
 //   policy["training"]          -> {"config": "a3c_general", "algorithm": "a3c", "reward": "time",
 //                                   "reward_record": "episode", "environment": "..."} (strings)
 //   policy["state_dict"]        -> {"trunk.0.weight": Tensor[64, 22], "trunk.0.bias": ...,
@@ -46,6 +47,8 @@ struct PolicyControl {
   int interval_rounds = 1;
   double min_barrier_ms = 0;
   double max_barrier_ms = 0;
+  double min_barrier_x_start = 0;
+  double max_barrier_x_start = 0;
 
   static PolicyControl of(const orchestra::BarrierControllerOptions& options);
   // Writes these fields into `options` (the rest of them untouched).

@@ -25,6 +25,10 @@ void validate(const BarrierControllerOptions& o) {
   if (o.interval_rounds < 1) bad_option("interval_rounds", "an integer >= 1", o.interval_rounds);
   if (!(std::isfinite(o.min_barrier_ms) && o.min_barrier_ms >= 0)) bad_option("min_barrier_ms", "a number of ms >= 0 (0: the default)", o.min_barrier_ms);
   if (!(std::isfinite(o.max_barrier_ms) && o.max_barrier_ms >= 0)) bad_option("max_barrier_ms", "a number of ms >= 0 (0: the default)", o.max_barrier_ms);
+  if (!(std::isfinite(o.min_barrier_x_start) && o.min_barrier_x_start >= 0 && o.min_barrier_x_start <= 1))
+    bad_option("min_barrier_x_start", "a factor in [0, 1] (0: none)", o.min_barrier_x_start);
+  if (!(std::isfinite(o.max_barrier_x_start) && (o.max_barrier_x_start == 0 || o.max_barrier_x_start >= 1)))
+    bad_option("max_barrier_x_start", "a factor >= 1 (0: none)", o.max_barrier_x_start);
   if (o.min_barrier_ms > 0 && o.max_barrier_ms > 0 && o.max_barrier_ms < o.min_barrier_ms)
     bad_option("max_barrier_ms", "a number >= min_barrier_ms (" + std::to_string(o.min_barrier_ms) + ")", o.max_barrier_ms);
   if (o.probe_repetitions < 1) bad_option("probe_repetitions", "an integer >= 1", o.probe_repetitions);
@@ -131,9 +135,9 @@ void BarrierController::start(const env::ClusterView& cluster) {
   partition_->set_batch_times(batch_ms_);
   shares_ = partition_->shares();
 
-  const double fastest = *std::min_element(batch_ms_.begin(), batch_ms_.end());
-  min_barrier_ms_ = options_.min_barrier_ms > 0 ? options_.min_barrier_ms : fastest;
-  max_barrier_ms_ = options_.max_barrier_ms > 0 ? options_.max_barrier_ms : options_.max_local_steps * fastest;
+  const auto [fastest, slowest] = std::minmax_element(batch_ms_.begin(), batch_ms_.end());
+  min_barrier_ms_ = options_.min_barrier_ms > 0 ? options_.min_barrier_ms : *fastest;
+  max_barrier_ms_ = options_.max_barrier_ms > 0 ? options_.max_barrier_ms : options_.max_local_steps * *slowest;
   max_barrier_ms_ = std::max(max_barrier_ms_, min_barrier_ms_);
   start_batch_ms_ = batch_ms_;
   train_samples_ = cluster.train_samples;
@@ -147,6 +151,9 @@ void BarrierController::start(const env::ClusterView& cluster) {
     barrier_ms_ = options_.fixed_barrier_ms;
   }
   start_barrier_ms_ = barrier_ms_;
+  if (options_.min_barrier_x_start > 0) min_barrier_ms_ = std::max(min_barrier_ms_, options_.min_barrier_x_start * start_barrier_ms_);
+  if (options_.max_barrier_x_start > 0) max_barrier_ms_ = std::min(max_barrier_ms_, options_.max_barrier_x_start * start_barrier_ms_);
+  max_barrier_ms_ = std::max(max_barrier_ms_, min_barrier_ms_);
   update_local_steps();
 
   epoch_times_.reset(batch_ms_.size());

@@ -24,9 +24,12 @@
 // worker whatever the model's speed (docs/ARCHITECTURE.md "Reading the papers"). Multiplicative: T
 // is multiplied or divided by `factor`, so the few decisions of an episode can cross the barrier's
 // whole range (one unit per epoch moves T by at most 8 units in an 8-epoch episode). T stays within
-// [min_T, max_T], by default [min_n t_b^n, max_local_steps * min_n t_b^n] as probed at the start:
-// below the fastest batch time every tau is already 1, above the upper end the fastest worker's tau
-// is already capped, so moves past them change nothing.
+// [min_T, max_T], by default [min_n t_b^n, max_local_steps * max_n t_b^n] as probed at the start
+// (and, if given, within factors of the starting T):
+// below the fastest batch time every tau is already 1, above the upper end every tau is capped, so
+// moves past them change nothing. (Between max_local_steps * min_n t_b^n and the upper end the
+// fastest workers are capped and wait, but the slower ones still take more steps per average,
+// which pays on a cluster whose all-reduce dwarfs its steps.)
 #pragma once
 
 #include <cstdint>
@@ -80,6 +83,12 @@ struct BarrierControllerOptions {
   int interval_rounds = 1;       // Rounds: K
   double min_barrier_ms = 0;     // bounds on T; 0: the defaults above
   double max_barrier_ms = 0;
+  // Bounds relative to the starting T (LCM's T*): T within [min_x, max_x] times it as well (0: not
+  // used). A learned controller trained over many clusters is kept near the region where the
+  // heuristic's T* is informative: an episode that wanders to T = the fastest step (DSGD's
+  // hundreds of rounds per epoch) teaches nothing a bound would not.
+  double min_barrier_x_start = 0;
+  double max_barrier_x_start = 0;
   bool rerun_lcm_each_epoch = true;  // Lcm only: re-run the heuristic on measured times (see above)
   DataPartition partition = DataPartition::Speed;
   int probe_repetitions = 5;     // probes per worker at start(); their median is t_b^n

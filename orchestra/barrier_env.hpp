@@ -22,7 +22,8 @@ struct StepInfo {
   double barrier_ms = 0;       // T after the action
   double step_ms = 0;          // simulated time of the step just run
   double clock_ms = 0;         // simulated time since the episode started
-  double accuracy = 0;         // test accuracy after the step
+  double accuracy = 0;         // test accuracy at the latest evaluation (this step's if `evaluated`)
+  bool evaluated = false;      // the test accuracy was measured after this step
   double loss = 0;
   bool reached_target = false;
 };

@@ -21,7 +21,7 @@ over clusters. Results of every run are kept in DIR/<cluster>/seed-<N>/<controll
 
   --seeds LIST    seeds (1,2,3 or 1-5; default 1-3)
   --sweep N       static barriers in the sweep, log-spaced from the slowest worker's batch time
-                  to 64 times the fastest one (default 8)
+                  to 64 times it (default 8)
   --sweep-ms LIST the sweep's T values in ms instead (e.g. 100,200,400)
   --out DIR       where to write (default results/evaluate)
   --jobs N        seeds run at once in separate processes (default 1; same files)

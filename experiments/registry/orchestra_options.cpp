@@ -63,6 +63,9 @@ orchestra::BarrierControllerOptions read_barrier_options(common::YamlReader& r, 
   o.min_barrier_ms = r.real("min_T_ms", o.min_barrier_ms, 0.0, kHuge);
   o.max_barrier_ms = r.real("max_T_ms", o.max_barrier_ms, 0.0, kHuge);
   if (o.min_barrier_ms > 0 && o.max_barrier_ms > 0 && o.max_barrier_ms < o.min_barrier_ms) r.fail("max_T_ms", "must not be below min_T_ms");
+  o.min_barrier_x_start = r.real("min_T_x_start", o.min_barrier_x_start, 0.0, 1.0);
+  o.max_barrier_x_start = r.real("max_T_x_start", o.max_barrier_x_start, 0.0, 1e6);
+  if (o.max_barrier_x_start > 0 && o.max_barrier_x_start < 1) r.fail("max_T_x_start", "expected a factor >= 1 (0: none)");
   if (source == orchestra::BarrierSource::Lcm) {
     // Utilization by default: the literal idle rule picks tau = 2 / 1 and averages after every slow
     // step, DSGD's communication rate (see orchestra/lcm_heuristic.hpp); `objective: idle` keeps it.

@@ -12,8 +12,10 @@
 //   factor: 2               multiplicative: T times or divided by this (> 1)
 //   interval: epoch         when an agent decides and tau_n is re-estimated: every epoch (3.1.3), or
 //   interval_rounds: 1      with interval: rounds, every K rounds (and at every epoch's start)
-//   min_T_ms: 0             bounds on T (0: the fastest worker's batch time, and max_local_steps times it)
-//   max_T_ms: 0
+//   min_T_ms: 0             bounds on T (0: the fastest worker's batch time, and max_local_steps times the
+//   max_T_ms: 0             slowest one)
+//   min_T_x_start: 0        and within these factors of the starting T (0: none)
+//   max_T_x_start: 0
 //   objective: utilization  orchestra-lcm only: what T* minimizes, utilization ((t_W + C) / (T + C),
 //                           the all-reduce counted) or idle (3.1.1's t_W read literally); see
 //                           orchestra/lcm_heuristic.hpp for why utilization is the default here

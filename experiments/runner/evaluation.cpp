@@ -37,6 +37,8 @@ void add_control(YAML::Node& entry, const agents::PolicyControl& c, bool with_mo
     }
     if (c.min_barrier_ms > 0) entry["min_T_ms"] = c.min_barrier_ms;
     if (c.max_barrier_ms > 0) entry["max_T_ms"] = c.max_barrier_ms;
+    if (c.min_barrier_x_start > 0) entry["min_T_x_start"] = c.min_barrier_x_start;
+    if (c.max_barrier_x_start > 0) entry["max_T_x_start"] = c.max_barrier_x_start;
   }
   if (c.interval == orchestra::DecisionInterval::Rounds) {
     entry["interval"] = "rounds";
@@ -95,13 +97,9 @@ std::vector<double> barrier_sweep(const ExperimentConfig& config, int points) {
   const auto& workers = config.cluster.workers;
   if (workers.empty() || points < 1) return {};
   const int equal = std::max(1, config.global_batch / static_cast<int>(workers.size()));
-  double fastest = INFINITY, slowest = 0;
-  for (const auto& w : workers) {
-    const double ms = w.time_model->eval(std::min(equal, w.max_batch));
-    fastest = std::min(fastest, ms);
-    slowest = std::max(slowest, ms);
-  }
-  const double lo = slowest, hi = std::max(slowest, kStepCap * fastest);
+  double slowest = 0;
+  for (const auto& w : workers) slowest = std::max(slowest, w.time_model->eval(std::min(equal, w.max_batch)));
+  const double lo = slowest, hi = kStepCap * slowest;
   std::vector<double> sweep;
   for (int k = 0; k < points; ++k) {
     const double t = points == 1 ? lo : lo * std::pow(hi / lo, static_cast<double>(k) / (points - 1));

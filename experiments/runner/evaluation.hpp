@@ -8,8 +8,8 @@
 // stops at the target (training.stop_at_target), since only the time to it is judged.
 //
 // The sweep: `sweep_points` values of T, log-spaced from the slowest worker's batch time (every
-// worker takes at least one step) to 64 times the fastest one (the controller's step cap), from the
-// config's time models at B / N; or the values given. The sweep and the random controller use the
+// worker takes at least one step) to 64 times it (every worker at the controller's step cap), from
+// the config's time models at B / N; or the values given. The sweep and the random controller use the
 // first policy's recorded move and decision interval, so that the static barriers re-estimate
 // tau_n as often as the learned controller does and only the choice of T differs.
 #pragma once

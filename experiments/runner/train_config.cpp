@@ -25,6 +25,8 @@ orchestra::LocalSgdBarrierEnvConfig env_config(const TrainConfig& config, const 
   c.reward_record = config.reward_record;
   c.reward = config.reward;
   c.time_reward_rounds = config.time_reward_rounds;
+  c.eval_every_reference_rounds = config.eval_every_reference_rounds;
+  c.budget.max_reference_epochs = config.max_reference_epochs;
   return c;
 }
 
@@ -51,6 +53,8 @@ TrainConfig load_train_config(const std::string& path) {
   using Reward = orchestra::LocalSgdBarrierEnvConfig::Reward;
   c.reward = top.option("reward", Reward::Eq1, {{"eq1", Reward::Eq1}, {"time", Reward::Time}});
   c.time_reward_rounds = top.real("time_reward_rounds", c.time_reward_rounds, 0.0, 1e9, /*min_exclusive=*/true);
+  c.eval_every_reference_rounds = top.real("eval_every_reference_rounds", c.eval_every_reference_rounds, 0.0, 1e9);
+  c.max_reference_epochs = top.real("max_reference_epochs", c.max_reference_epochs, 0.0, 1e9);
   if (top.has("clusters")) c.distribution = read_cluster_distribution(top.child("clusters"));
   const YAML::Node list = top.raw("experiments");
   if (list && !list.IsNull()) {

@@ -14,6 +14,8 @@
 //   reward: time                    eq1 (Orchestra Eq. 1, the default) or time (minus the step's time)
 //   reward_record: episode          eq1's p* record: episode or history
 //   time_reward_rounds: 10          time: reference rounds per unit of reward
+//   eval_every_reference_rounds: 0  evaluate after every step (0), or once this much simulated time passed
+//   max_reference_epochs: 0         also end an episode after this many reference epochs of time (0: never)
 //   toy_step_ms: 0                  toy: sleep per step, standing in for an epoch's cost
 //   a3c: {...}                      agents/a3c_options.hpp
 #pragma once
@@ -49,6 +51,8 @@ struct TrainConfig {
   orchestra::RecordScope reward_record = orchestra::RecordScope::Episode;
   orchestra::LocalSgdBarrierEnvConfig::Reward reward = orchestra::LocalSgdBarrierEnvConfig::Reward::Eq1;
   double time_reward_rounds = 10.0;
+  double eval_every_reference_rounds = 0;  // 0: evaluate after every step (local_sgd_barrier_env.hpp)
+  double max_reference_epochs = 0;         // 0: only the experiments' epoch budget ends an episode
   agents::PolicyControl control;           // how actions move T (the first experiment's), saved with the policy
   std::map<std::string, std::string> training_info;  // config, environment, reward...: saved with the policy
   agents::A3cOptions a3c;

@@ -27,6 +27,10 @@ void validate(const LocalSgdBarrierEnvConfig& c) {
     bad_config("budget.max_epochs", "expected an integer >= 1, got " + std::to_string(c.budget.max_epochs));
   if (!(std::isfinite(c.budget.max_sim_seconds) && c.budget.max_sim_seconds >= 0))
     bad_config("budget.max_sim_seconds", "expected seconds >= 0 (0 = no limit), got " + std::to_string(c.budget.max_sim_seconds));
+  if (!(std::isfinite(c.budget.max_reference_epochs) && c.budget.max_reference_epochs >= 0))
+    bad_config("budget.max_reference_epochs", "expected a number >= 0 (0 = no limit), got " + std::to_string(c.budget.max_reference_epochs));
+  if (!(std::isfinite(c.eval_every_reference_rounds) && c.eval_every_reference_rounds >= 0))
+    bad_config("eval_every_reference_rounds", "expected a number >= 0, got " + std::to_string(c.eval_every_reference_rounds));
   if (!(std::isfinite(c.time_reward_rounds) && c.time_reward_rounds > 0))
     bad_config("time_reward_rounds", "expected a number > 0, got " + std::to_string(c.time_reward_rounds));
   if (!(c.budget.target_accuracy > 0 && c.budget.target_accuracy <= 1))
@@ -71,9 +75,15 @@ ResetResult LocalSgdBarrierEnv::reset(std::uint64_t seed) {
   controller_.emplace(config_.controller);
   controller_->start(env_->view());
   reference_round_ms_ = controller_->barrier_ms() + controller_->comm_ms();
+  double samples_per_round = 0;
+  for (std::size_t n = 0; n < controller_->local_steps().size(); ++n)
+    samples_per_round += static_cast<double>(controller_->local_steps()[n]) * controller_->batch_sizes()[n];
+  reference_epoch_ms_ = std::ceil(static_cast<double>(data_->train.size()) / std::max(1.0, samples_per_round)) * reference_round_ms_;
   episode_start_ms_ = env_->clock_ms();
 
   const env::EvalResult untrained = env_->evaluate();
+  last_eval_ = untrained;
+  last_eval_ms_ = env_->clock_ms();
   reward_.reset(untrained.accuracy);
   last_reward_ = RewardResult{};
   trainsteps_ = 0;
@@ -103,7 +113,7 @@ StepResult LocalSgdBarrierEnv::step(int action) {
   controller_->move_barrier(action);
   const double barrier_ms = controller_->barrier_ms();
   const double start_ms = env_->clock_ms();
-  env::EvalResult eval;
+  bool evaluated = false;
   bool window_closed = false;
   while (!window_closed) {
     env::PlanContext context;
@@ -119,13 +129,27 @@ StepResult LocalSgdBarrierEnv::step(int action) {
       const env::EpochReport epoch = env_->finish_epoch();
       controller_->observe_epoch(epoch);
       ++epochs_;
-      eval = {epoch.accuracy, epoch.loss};
-    } else if (window_closed) {
-      eval = env_->evaluate();
+      last_eval_ = {epoch.accuracy, epoch.loss};
+      evaluated = true;
     }
   }
   const double step_ms = env_->clock_ms() - start_ms;
-  last_reward_ = reward_.observe(eval.accuracy, step_ms, static_cast<double>(trainsteps_));
+  const bool out_of_epochs = epochs_ >= config_.budget.max_epochs;
+  const bool out_of_time = (config_.budget.max_sim_seconds > 0 && env_->clock_ms() >= config_.budget.max_sim_seconds * 1000.0) ||
+                           (config_.budget.max_reference_epochs > 0 &&
+                            env_->clock_ms() - episode_start_ms_ >= config_.budget.max_reference_epochs * reference_epoch_ms_);
+  const bool due = config_.eval_every_reference_rounds <= 0 ||
+                   env_->clock_ms() - last_eval_ms_ >= config_.eval_every_reference_rounds * reference_round_ms_;
+  if (!evaluated && (due || out_of_epochs || out_of_time)) {
+    last_eval_ = env_->evaluate();
+    evaluated = true;
+  }
+  last_reward_ = RewardResult{};
+  if (evaluated) {
+    // Eq. 1's p over the time since the previous evaluation.
+    last_reward_ = reward_.observe(last_eval_.accuracy, env_->clock_ms() - last_eval_ms_, static_cast<double>(trainsteps_));
+    last_eval_ms_ = env_->clock_ms();
+  }
 
   StepResult result;
   result.observation = controller_->observation();
@@ -137,12 +161,11 @@ StepResult LocalSgdBarrierEnv::step(int action) {
   result.info.barrier_ms = barrier_ms;
   result.info.step_ms = step_ms;
   result.info.clock_ms = env_->clock_ms();
-  result.info.accuracy = eval.accuracy;
-  result.info.loss = eval.loss;
-  result.info.reached_target = eval.accuracy >= config_.budget.target_accuracy;
+  result.info.accuracy = last_eval_.accuracy;
+  result.info.loss = last_eval_.loss;
+  result.info.evaluated = evaluated;
+  result.info.reached_target = evaluated && last_eval_.accuracy >= config_.budget.target_accuracy;
   result.terminated = result.info.reached_target;
-  const bool out_of_epochs = epochs_ >= config_.budget.max_epochs;
-  const bool out_of_time = config_.budget.max_sim_seconds > 0 && env_->clock_ms() >= config_.budget.max_sim_seconds * 1000.0;
   result.truncated = !result.terminated && (out_of_epochs || out_of_time);
   // A miss costs the time it took once more: without it, ending the budget quickly at a barrier too
   // large to learn (a few long rounds) would return more than reaching the target slowly.

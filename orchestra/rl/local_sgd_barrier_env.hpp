@@ -16,9 +16,10 @@
 // - step(action) moves T by the action (BarrierController::move_barrier, additive or
 //   multiplicative as the controller's options say; from then on T belongs to the agent), runs the
 //   rounds of one decision window (an epoch, or K rounds: the controller's interval, cut short by
-//   an epoch's end), evaluates the test accuracy, and pays the reward:
+//   an epoch's end), evaluates the test accuracy (every step, or with eval_every_reference_rounds
+//   only when that much simulated time has passed), and pays the reward:
 //     Eq1: Orchestra's +1 / -1 / 0 (orchestra/reward.hpp) on p = (delta acc / time) sqrt(trainstep)
-//          over the window, against the best p on record: of this episode, or with `reward_record`
+//          since the previous evaluation (0 on a step without one), against the best p on record: of this episode, or with `reward_record`
 //          History the best of the same step in every earlier episode; 0 when there is no p* yet;
 //     Time: minus the window's simulated time in units of time_reward_rounds reference rounds
 //          (the controller's starting T* plus the modelled all-reduce: one round of the LCM
@@ -55,6 +56,10 @@ namespace orchestra {
 struct EpisodeBudget {
   int max_epochs = 10;             // truncate after this many epochs (>= 1)
   double max_sim_seconds = 0;      // and/or once the simulated clock passes this (0 = no limit)
+  // and/or once the episode has run this many reference epochs of simulated time (0 = no limit):
+  // the time an epoch takes at the starting T* (LCM's rounds per epoch times T* + C), a budget in
+  // the cluster's own time scale for training over clusters whose epochs take 1 s or 10 min.
+  double max_reference_epochs = 0;
   double target_accuracy = 0.85;   // terminate once the test accuracy reaches it, in (0, 1]
 };
 
@@ -78,6 +83,11 @@ struct LocalSgdBarrierEnvConfig {
   enum class Reward { Eq1, Time };
   Reward reward = Reward::Eq1;
   double time_reward_rounds = 10.0;  // Time: reference rounds per unit of reward (> 0)
+  // 0: evaluate after every step. > 0: only once this many reference rounds of simulated time have
+  // passed since the last evaluation (and at every epoch's end and the budget's), so that an
+  // episode at a tiny T (hundreds of short rounds) does not spend its wall time evaluating: the
+  // target is then seen at most this late, which moves the time reward by at most as much.
+  double eval_every_reference_rounds = 0;
 };
 
 class LocalSgdBarrierEnv final : public BarrierEnv {
@@ -111,7 +121,10 @@ class LocalSgdBarrierEnv final : public BarrierEnv {
   env::ClusterSpec cluster_;
   env::NetworkSpec network_;
   double reference_round_ms_ = 0;
+  double reference_epoch_ms_ = 0;
   double episode_start_ms_ = 0;
+  env::EvalResult last_eval_;
+  double last_eval_ms_ = 0;
   std::int64_t trainsteps_ = 0;
   int epochs_ = 0;
   bool over_ = false;
