@@ -51,11 +51,18 @@ RealRun read_real_run(const std::string& dir) {
   return run;
 }
 
+nlohmann::json policy_entry(const nlohmann::json& resolved) {
+  nlohmann::json entry = nlohmann::json::object();
+  for (const auto& [key, value] : resolved.items())
+    if (!(value.is_array() && value.empty())) entry[key] = value;
+  return entry;
+}
+
 std::string real_config_text(const RealRun& run) {
   nlohmann::json c = run.config;
   for (const char* key : {"file", "real", "policy", "seeds"}) c.erase(key);
   c["policies"] = nlohmann::json::array();
-  for (const auto& p : run.policies) c["policies"].push_back(p.policy);
+  for (const auto& p : run.policies) c["policies"].push_back(policy_entry(p.policy));
   return c.dump(1) + "\n";
 }
 

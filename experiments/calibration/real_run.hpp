@@ -29,6 +29,11 @@ struct RealRun {
 // a simulated run, a config.json without the resolved sections calibration needs, or no rounds.csv.
 RealRun read_real_run(const std::string& dir);
 
+// A policy's resolved keys as a config entry: keys whose value is an empty list are left out (an
+// empty list is the default, and written back beside its alternative, as orchestra-lcm's
+// batch_sizes beside batch, it would be read as giving both).
+nlohmann::json policy_entry(const nlohmann::json& resolved);
+
 // The experiment config of `run` as YAML-readable text (JSON is YAML): the resolved sections and
 // every policy, for experiments::parse_config to validate and resolve.
 std::string real_config_text(const RealRun& run);

@@ -65,8 +65,16 @@ TimeModelFit fit_time_model(const std::vector<MeasuredStep>& points, int max_bat
                             "% of the largest)");
   }
   const auto pts = as_points(points);
-  const env::BatchTimeModel line = env::BatchTimeModel::fit(pts, 1);
-  if (line.coefficients().size() < 2 || line.coefficients()[1] < 0)
+  env::BatchTimeModel line = env::BatchTimeModel::fit(pts, 1);
+  // A negative intercept (few points at small batches, noise) would give small batches no time:
+  // the line through the origin instead, least squares in its slope alone.
+  if (line.coefficients().size() == 2 && line.coefficients()[0] < 0) {
+    double sbt = 0, sbb = 0;
+    for (const auto& p : points) sbt += p.batch * p.ms, sbb += p.batch * p.batch;
+    line = env::BatchTimeModel({0.0, sbt / sbb}, line.valid_up_to());
+    fit.through_origin = true;
+  }
+  if (line.coefficients().size() < 2 || line.coefficients()[1] <= 0)
     throw common::DataError(who + ": the measured times fall as the batch grows (slope " + std::to_string(line.coefficients().back()) +
                             " ms per sample): the spread of batch sizes is too small for the noise");
   const std::size_t n = points.size();

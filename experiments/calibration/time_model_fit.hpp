@@ -1,6 +1,7 @@
 // Fitting a worker's batch-time model (LBB Eq. 1) to measured (local batch, ms per step) points,
 // choosing between the linear and the cubic form by a stated criterion.
 //
+// A line whose intercept comes out negative is refitted through the origin (a0 = 0).
 // Criterion: the Bayesian information criterion, BIC = n ln(RSS / n) + k ln(n) with k = 2
 // coefficients for the line and 4 for the cubic; the cubic is chosen only if its BIC is lower,
 // it was fitted to at least 4 distinct batch sizes, and it neither decreases up to the worker's
@@ -39,6 +40,7 @@ struct TimeModelFit {
   std::vector<double> coefficients;  // a0..a1 or a0..a3, ms
   std::size_t points = 0;
   std::vector<double> distinct_batches;  // sorted
+  bool through_origin = false;  // the free line's intercept came out negative: a0 = 0, slope refitted
   double bic_linear = 0;
   double bic_cubic = 0;  // NaN when the cubic was not a candidate
   double rms_ms = 0;          // residuals of the chosen form

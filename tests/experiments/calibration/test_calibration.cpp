@@ -147,6 +147,13 @@ TEST_CASE("the time-model fit chooses the cubic when the curve bends (LBB Eq. 1)
   CHECK(fit.bic_cubic < fit.bic_linear);
 }
 
+TEST_CASE("a line whose intercept comes out negative is refitted through the origin") {
+  const TimeModelFit fit = fit_time_model({{100, 4.0, 1}, {200, 10.0, 1}, {300, 16.0, 1}}, 512, "w");
+  CHECK(fit.through_origin);
+  CHECK(fit.coefficients[0] == 0.0);
+  CHECK(fit.coefficients[1] == doctest::Approx(7200.0 / 140000.0));  // sum(B t) / sum(B^2)
+}
+
 TEST_CASE("calibration recovers the time models, the network and the round overhead of a synthetic real run") {
   testing::TempDir dir;
   write_real_run(dir / "real", three_policies());
