@@ -35,6 +35,8 @@ const Command kCommands[] = {
      "orchestra agent configs/a3c_train.yaml --connect tcp://server:5555 --keys keys.txt", experiments::command_agent},
     {"real clusters", "launch CONFIG", "run a cluster.mode: real experiment on N processes (c10d Gloo/NCCL)",
      "orchestra launch --nproc 2 configs/real_quick.yaml", experiments::command_launch},
+    {"real clusters", "calibrate REAL_DIR", "fit a simulated cluster to a real run (time models, network, round overhead)",
+     "orchestra calibrate results/real_quick --out calibrated.yaml", experiments::command_calibrate},
     {"real clusters", "profile", "measure this machine's batch-time curve (LBB Alg. 1), JSON for balance",
      "orchestra profile --model cnn > host-a.json", experiments::command_profile},
     {"tools", "balance FILE", "split a global batch among workers by their time models (LBB Eq. 3)",

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "common/errors.hpp"
 #include "common/csv_table.hpp"
@@ -13,15 +14,20 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-void add_round(RoundSeries& s, std::int64_t round, int epoch, double se, double barrier) {
+void add_round(RoundSeries& s, std::int64_t round, int epoch, double se, double barrier, double comm = kNaN, double length = kNaN,
+               double clock = kNaN) {
   s.round.push_back(round);
   s.epoch.push_back(epoch);
   s.straggler_effect.push_back(se);
   s.barrier_ms.push_back(barrier);
+  s.comm_ms.push_back(comm);
+  s.round_ms.push_back(length);
+  s.clock_ms.push_back(clock);
   for (auto& w : s.workers) {
     w.compute_ms.push_back(kNaN);
     w.batch_size.push_back(kNaN);
     w.local_steps.push_back(kNaN);
+    w.idle_ms.push_back(kNaN);
   }
 }
 
@@ -34,6 +40,7 @@ WorkerSeries& worker(RoundSeries& s, std::map<std::string, std::size_t>& index, 
     w.compute_ms.assign(s.round.size(), kNaN);
     w.batch_size.assign(s.round.size(), kNaN);
     w.local_steps.assign(s.round.size(), kNaN);
+    w.idle_ms.assign(s.round.size(), kNaN);
     s.workers.push_back(std::move(w));
     it = index.emplace(name, s.workers.size() - 1).first;
   }
@@ -49,6 +56,8 @@ RoundSeries read_rounds_csv(const std::string& path) {
   const auto round = csv.column("round"), epoch = csv.column("epoch"), name = csv.column("worker"),
              batch = csv.column("batch_size"), compute = csv.column("compute_ms"), se = csv.column("straggler_effect");
   const auto steps = csv.find("local_steps"), barrier = csv.find("barrier_ms");
+  const auto idle = csv.find("idle_ms"), comm = csv.find("comm_ms"), length = csv.find("round_ms"), clock = csv.find("clock_ms");
+  const auto cell_or_nan = [&](const std::optional<std::size_t>& column) { return column ? csv.number(*column) : kNaN; };
   RoundSeries s;
   std::map<std::string, std::size_t> index;
   while (csv.next()) {
@@ -56,11 +65,13 @@ RoundSeries read_rounds_csv(const std::string& path) {
     if (!std::isfinite(r)) throw common::DataError(path + ":" + std::to_string(csv.line()) + ": round: expected a number");
     const auto round_id = static_cast<std::int64_t>(r);
     if (s.round.empty() || s.round.back() != round_id)
-      add_round(s, round_id, static_cast<int>(csv.number(epoch)), csv.number(se), barrier ? csv.number(*barrier) : kNaN);
+      add_round(s, round_id, static_cast<int>(csv.number(epoch)), csv.number(se), cell_or_nan(barrier), cell_or_nan(comm), cell_or_nan(length),
+                cell_or_nan(clock));
     WorkerSeries& w = worker(s, index, csv.cells()[name]);
     w.compute_ms.back() = csv.number(compute);
     w.batch_size.back() = csv.number(batch);
-    w.local_steps.back() = steps ? csv.number(*steps) : kNaN;
+    w.local_steps.back() = cell_or_nan(steps);
+    w.idle_ms.back() = cell_or_nan(idle);
   }
   return s;
 }
