@@ -35,6 +35,7 @@ A3cOptions read_a3c_options(const YAML::Node& node, const std::string& file, con
   o.total_updates = r.integer("total_updates", o.total_updates, 1, common::kMaxCount);
   o.max_staleness = static_cast<int>(r.integer("max_staleness", o.max_staleness, 0, 1 << 30));
   o.checkpoint_every = r.integer("checkpoint_every", o.checkpoint_every, 1, common::kMaxCount);
+  o.snapshot_every = r.integer("snapshot_every", o.snapshot_every, 0, common::kMaxCount);
   o.log_every = r.integer("log_every", o.log_every, 1, common::kMaxCount);
   o.stats_window = static_cast<int>(r.integer("stats_window", o.stats_window, 1, 1 << 20));
   o.agent_silence_s = r.real("agent_silence_s", o.agent_silence_s, 0.0, 1e7, true);

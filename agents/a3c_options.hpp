@@ -35,6 +35,9 @@ struct A3cOptions {
   // (moolib's syncId check); async A3C tolerates some staleness, so this is a bound, not 0.
   int max_staleness = 32;
   std::int64_t checkpoint_every = 100;  // updates between atomic checkpoints (and one at the end)
+  // Updates between snapshots of the policy, DIR/snapshots/policy-<update>.pt, to evaluate how the
+  // controller learned (orchestra evaluate takes several); 0: none.
+  std::int64_t snapshot_every = 0;
   std::int64_t log_every = 10;          // updates between rows of train.csv
   int stats_window = 20;                // episodes averaged in train.csv's mean columns
 

@@ -288,6 +288,12 @@ void ParameterServer::apply_gradient(const std::vector<float>& gradient) {
   ++updates_;
   if (updates_ % options_.a3c.log_every == 0) write_train_row();
   if (!options_.out_dir.empty() && updates_ % options_.a3c.checkpoint_every == 0) write_checkpoint();
+  if (!options_.out_dir.empty() && options_.a3c.snapshot_every > 0 && updates_ % options_.a3c.snapshot_every == 0) {
+    const auto dir = std::filesystem::path(options_.out_dir) / "snapshots";
+    std::filesystem::create_directories(dir);
+    A3cPolicy(network(), updates_.load(), options_.control, options_.training)
+        .save((dir / ("policy-" + std::to_string(updates_.load()) + ".pt")).string());
+  }
 }
 
 void ParameterServer::check_silence(Clock::time_point now) {

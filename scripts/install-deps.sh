@@ -13,6 +13,7 @@ PACKAGES=(
   doctest-dev                         # tests
   dataset-fashion-mnist               # the default data, in /usr/share/datasets/fashion-mnist
   gnuplot-nox                         # plots
+  python3-torch python3-pandas        # the tests read policy files and CSVs the way a Python user would
   clang libclang-rt-14-dev            # libFuzzer and its sanitizer runtimes (scripts/fuzz.sh)
 )
 missing=()
