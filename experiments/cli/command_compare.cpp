@@ -8,6 +8,7 @@
 #include "experiments/analysis/comparison.hpp"
 #include "experiments/analysis/seed_stats.hpp"
 #include "experiments/analysis/plots.hpp"
+#include "experiments/cli/result_story.hpp"
 #include "experiments/results/results_reader.hpp"
 
 namespace experiments {
@@ -20,14 +21,16 @@ Compares the policies of one or several runs of `orchestra run`. RESULTS_DIR is 
 folder (results/quickstart), one policy's folder, or a folder of experiments (results/). Prints,
 per policy: time to target accuracy, speedup over `dsgd` (else over the run's first policy), final
 accuracy and loss, mean straggler effect, utilization and idle time per worker. Writes the table
-as DIR/compare.md and DIR/compare.csv. The folder of a multi-seed run (`orchestra run --seeds`,
-sub-folders seed-<N>) gives the summary over seeds instead: mean ± 95% CI and the paired speedup.
+as DIR/compare.md and DIR/compare.csv, then two lines: who reaches the target first and why (idle
+time, communication). The folder of a multi-seed run (`orchestra run --seeds`, sub-folders
+seed-<N>) gives the summary over seeds instead: mean ± 95% CI and the paired speedup.
 
   --out DIR      where to write (default: RESULTS_DIR when one is given, else ./comparison)
   --plot         also draw the figures with gnuplot into DIR/plots/, as PNG and SVG with the
                  gnuplot script of each: accuracy_vs_time (time_vs_epoch for
-                 timing-only runs), <policy>.iterations,
-                 <policy>.barrier (Orchestra's T and tau_n), a3c_training (if train.csv)
+                 timing-only runs), timeline (compute, idle and communication per
+                 worker), <policy>.iterations, <policy>.barrier (Orchestra's T and
+                 tau_n), a3c_training (if train.csv)
   --gnuplot PATH the gnuplot to run (default: gnuplot on PATH)
   --quiet        print only errors
 
@@ -87,15 +90,17 @@ int command_compare(const Args& args) {
     common::write_file_atomic(out_dir + "/compare.csv", comparison_csv(rows));
     if (!quiet) std::cout << table << "written: " << out_dir << "/compare.md, " << out_dir << "/compare.csv\n";
   }
+  PlotReport plots;
   if (plot) {
     plot_options.out_dir = out_dir + "/plots";
     if (!quiet) plot_options.on_figure = [](const std::string& name) { std::cerr << "plotting " << name << "\n"; };
-    const PlotReport report = make_plots(runs, plot_options);
+    plots = make_plots(runs, plot_options);
     if (!quiet) {
-      for (const auto& note : report.notes) std::cerr << "note: " << note << "\n";
-      std::cout << "plots: " << report.files.size() << " files in " << plot_options.out_dir << "/\n";
+      for (const auto& note : plots.notes) std::cerr << "note: " << note << "\n";
+      std::cout << "plots: " << plots.files.size() << " files in " << plot_options.out_dir << "/\n";
     }
   }
+  if (!quiet && !rows.empty()) std::cout << story_after_table(runs, out_dir, plot ? &plots : nullptr);
   return 0;
 }
 

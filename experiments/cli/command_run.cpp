@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <limits>
 #include <iostream>
@@ -9,6 +10,7 @@
 #include "experiments/runner/experiment.hpp"
 #include "experiments/runner/seed_runs.hpp"
 #include "experiments/analysis/plots.hpp"
+#include "experiments/cli/result_story.hpp"
 
 namespace experiments {
 
@@ -17,7 +19,8 @@ namespace {
 const char* kRunHelp = R"(usage: orchestra run CONFIG [--out DIR] [--seed N | --seeds LIST [--jobs N]] [--threads N] [--plot] [--quiet]
 
 Runs every policy of the experiment in CONFIG (YAML) on the same cluster, data and seed, then
-prints a comparison table. Results go to DIR (default results/<name>/), one folder per policy:
+prints a comparison table and two lines that say what it shows (who reaches the target first,
+and why: idle time, communication). Results go to DIR (default results/<name>/), one folder per policy:
 rounds.csv, iterations.csv (one row per round: batch and compute time per worker, SE),
 epochs.csv, evals.csv, summary.json, config.json; and comparison.md.
 
@@ -30,6 +33,7 @@ epochs.csv, evals.csv, summary.json, config.json; and comparison.md.
                  the results are the same files as one after another)
   --threads N    intra-op threads for libtorch and OpenBLAS (default: runtime.threads, 1)
   --plot         at the end, draw the figures of `orchestra compare --plot` into DIR/plots/
+                 (`orchestra compare DIR --html` then writes one page to share)
   --quiet        no progress output
 
 example:
@@ -74,17 +78,31 @@ int command_run(const Args& args) {
   if (options.seed && !options.seeds.empty()) throw UsageError("give --seed or --seeds, not both");
   ExperimentConfig config = load_config(config_path);
   if (plot) find_gnuplot("gnuplot");  // a missing gnuplot is said before a long run, not after
+  // The figures are drawn before the table is printed, so that the output ends with the table,
+  // the lines that say what it shows, and where the figures are.
   if (!options.seed && (!options.seeds.empty() || !config.seeds.empty())) {
     const SeedRunResult result = run_seeds(std::move(config), options);
-    std::cout << seed_markdown(result.rows) << "results: " << result.out_dir << "/ (one folder per seed)\n";
-    if (plot) plot_results(result.out_dir, options.quiet);
+    const PlotReport plots = plot ? plot_results(result.out_dir, options.quiet) : PlotReport{};
+    std::vector<std::string> seed_dirs;  // these seeds', not the folders an earlier run may have left
+    for (const auto seed : result.seeds) seed_dirs.push_back(result.out_dir + "/seed-" + std::to_string(seed));
+    std::cout << seed_markdown(result.rows) << "results: " << result.out_dir << "/ (one folder per seed)\n"
+              << story_after_table(read_results(seed_dirs), result.out_dir, plot ? &plots : nullptr);
     return 0;
   }
   if (options.jobs > 1) throw UsageError("--jobs runs several seeds at once: give --seeds too");
   const ExperimentResult result = run_experiment(std::move(config), options);
-  std::cout << comparison_table(result.outcomes, result.target_accuracy)
-            << "results: " << result.out_dir << "/\n";
-  if (plot) plot_results(result.out_dir, options.quiet);
+  const PlotReport plots = plot ? plot_results(result.out_dir, options.quiet) : PlotReport{};
+  std::vector<RunResults> runs = read_results({result.out_dir});
+  // The story is about the policies this run ran, not other folders an earlier run left there.
+  for (auto& run : runs)
+    run.policies.erase(std::remove_if(run.policies.begin(), run.policies.end(),
+                                      [&](const PolicyResults& p) {
+                                        return std::none_of(result.outcomes.begin(), result.outcomes.end(),
+                                                            [&](const PolicyOutcome& o) { return o.label == p.label; });
+                                      }),
+                       run.policies.end());
+  std::cout << comparison_table(result.outcomes, result.target_accuracy) << "results: " << result.out_dir << "/\n"
+            << story_after_table(runs, result.out_dir, plot ? &plots : nullptr);
   return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "common/errors.hpp"
 #include "common/csv_table.hpp"
@@ -13,15 +14,23 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-void add_round(RoundSeries& s, std::int64_t round, int epoch, double se, double barrier) {
+struct RoundTimes {
+  double comm_ms = kNaN, round_ms = kNaN, clock_ms = kNaN;
+};
+
+void add_round(RoundSeries& s, std::int64_t round, int epoch, double se, double barrier, const RoundTimes& times) {
   s.round.push_back(round);
   s.epoch.push_back(epoch);
   s.straggler_effect.push_back(se);
   s.barrier_ms.push_back(barrier);
+  s.comm_ms.push_back(times.comm_ms);
+  s.round_ms.push_back(times.round_ms);
+  s.clock_ms.push_back(times.clock_ms);
   for (auto& w : s.workers) {
     w.compute_ms.push_back(kNaN);
     w.batch_size.push_back(kNaN);
     w.local_steps.push_back(kNaN);
+    w.idle_ms.push_back(kNaN);
   }
 }
 
@@ -34,6 +43,7 @@ WorkerSeries& worker(RoundSeries& s, std::map<std::string, std::size_t>& index, 
     w.compute_ms.assign(s.round.size(), kNaN);
     w.batch_size.assign(s.round.size(), kNaN);
     w.local_steps.assign(s.round.size(), kNaN);
+    w.idle_ms.assign(s.round.size(), kNaN);
     s.workers.push_back(std::move(w));
     it = index.emplace(name, s.workers.size() - 1).first;
   }
@@ -48,7 +58,9 @@ RoundSeries read_rounds_csv(const std::string& path) {
   common::CsvReader csv(in, path);
   const auto round = csv.column("round"), epoch = csv.column("epoch"), name = csv.column("worker"),
              batch = csv.column("batch_size"), compute = csv.column("compute_ms"), se = csv.column("straggler_effect");
-  const auto steps = csv.find("local_steps"), barrier = csv.find("barrier_ms");
+  const auto steps = csv.find("local_steps"), barrier = csv.find("barrier_ms"), idle = csv.find("idle_ms"), comm = csv.find("comm_ms"),
+             length = csv.find("round_ms"), clock = csv.find("clock_ms");
+  const auto optional = [&](const std::optional<std::size_t>& column) { return column ? csv.number(*column) : kNaN; };
   RoundSeries s;
   std::map<std::string, std::size_t> index;
   while (csv.next()) {
@@ -56,11 +68,13 @@ RoundSeries read_rounds_csv(const std::string& path) {
     if (!std::isfinite(r)) throw common::DataError(path + ":" + std::to_string(csv.line()) + ": round: expected a number");
     const auto round_id = static_cast<std::int64_t>(r);
     if (s.round.empty() || s.round.back() != round_id)
-      add_round(s, round_id, static_cast<int>(csv.number(epoch)), csv.number(se), barrier ? csv.number(*barrier) : kNaN);
+      add_round(s, round_id, static_cast<int>(csv.number(epoch)), csv.number(se), optional(barrier),
+                RoundTimes{optional(comm), optional(length), optional(clock)});
     WorkerSeries& w = worker(s, index, csv.cells()[name]);
     w.compute_ms.back() = csv.number(compute);
     w.batch_size.back() = csv.number(batch);
-    w.local_steps.back() = steps ? csv.number(*steps) : kNaN;
+    w.local_steps.back() = optional(steps);
+    w.idle_ms.back() = optional(idle);
   }
   return s;
 }
@@ -70,6 +84,7 @@ RoundSeries read_iterations_csv(const std::string& path) {
   if (!in) throw common::DataError(path + ": cannot read");
   common::CsvReader csv(in, path);
   const auto round = csv.column("round"), se = csv.column("straggler_effect");
+  const auto clock = csv.find("clock_ms");
   // Workers are the names with both a <name>_batch and a <name>_ms column.
   struct Columns {
     std::size_t batch, ms;
@@ -89,7 +104,9 @@ RoundSeries read_iterations_csv(const std::string& path) {
   }
   if (s.workers.empty()) throw common::DataError(path + ": no worker columns (<name>_batch with <name>_ms)");
   while (csv.next()) {
-    add_round(s, static_cast<std::int64_t>(csv.number(round)), -1, csv.number(se), kNaN);
+    RoundTimes times;
+    if (clock) times.clock_ms = csv.number(*clock);
+    add_round(s, static_cast<std::int64_t>(csv.number(round)), -1, csv.number(se), kNaN, times);
     for (std::size_t i = 0; i < columns.size(); ++i) {
       s.workers[i].batch_size.back() = csv.number(columns[i].batch);
       s.workers[i].compute_ms.back() = csv.number(columns[i].ms);
