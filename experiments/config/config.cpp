@@ -18,7 +18,7 @@ namespace {
 using common::kMaxCount;
 constexpr double kHuge = std::numeric_limits<double>::max();
 
-env::DataSpec read_data(common::YamlReader r) {
+env::DataSpec read_data(common::YamlReader& r) {
   env::DataSpec d;
   d.kind = r.option("dataset", env::DatasetKind::FashionMnist, env::dataset_spellings());
   const bool needs_path = d.kind == env::DatasetKind::Mnist || d.kind == env::DatasetKind::Cifar10;
@@ -38,7 +38,7 @@ env::DataSpec read_data(common::YamlReader r) {
   return d;
 }
 
-env::ModelSpec read_model(common::YamlReader r) {
+env::ModelSpec read_model(common::YamlReader& r) {
   env::ModelSpec m;
   m.kind = r.option("arch", env::ModelKind::Mlp, env::model_spellings());
   const auto hidden = r.integers("hidden", {256, 128}, 1, 1 << 16);
@@ -154,7 +154,7 @@ env::Perturbation read_perturbation(common::YamlReader r, const env::ClusterSpec
   return p;
 }
 
-env::ClusterSpec read_cluster(common::YamlReader r, ClusterMode& mode, nlohmann::json& resolved_workers) {
+env::ClusterSpec read_cluster(common::YamlReader& r, ClusterMode& mode, nlohmann::json& resolved_workers) {
   env::ClusterSpec c;
   mode = r.option("mode", ClusterMode::Simulated, {{"simulated", ClusterMode::Simulated}, {"real", ClusterMode::Real}});
   const auto servers = r.sequence("servers");
@@ -188,7 +188,7 @@ env::ClusterSpec read_cluster(common::YamlReader r, ClusterMode& mode, nlohmann:
   return c;
 }
 
-env::NetworkSpec read_network(common::YamlReader r) {
+env::NetworkSpec read_network(common::YamlReader& r) {
   env::NetworkSpec n;
   // Inter-server: Orchestra's testbed links servers with gigabit Ethernet.
   n.inter_server.alpha_ms = r.real("latency_us", 50.0, 0.0, kHuge) / 1000.0;

@@ -96,3 +96,19 @@ TEST_CASE("references to things that do not exist are rejected") {
   check_error(with("dataset: synthetic", "dataset: mnist"), "data.path: dataset 'mnist' needs a path");
   check_error(with("dataset: synthetic", "dataset: imagenet"), "data.dataset: expected one of fashion-mnist, mnist, cifar10, synthetic, got 'imagenet'");
 }
+
+TEST_CASE("the resolved config holds every section with its defaults filled in (what config.json and the HTML report show)") {
+  const auto config = parse_config(kValid, "x.yaml");
+  const auto& r = config.resolved;
+  CHECK(r["data"]["dataset"] == "synthetic");
+  CHECK(r["data"]["train_limit"] == 0);
+  CHECK(r["data"]["synthetic"]["side"] == 12);
+  CHECK(r["model"]["arch"] == "mlp");
+  CHECK(r["model"]["hidden"] == nlohmann::json::array({256, 128}));
+  CHECK(r["network"]["bandwidth_gbps"] == 1.0);
+  CHECK(r["network"]["message_mb"] == 0.0);
+  CHECK(r["cluster"]["mode"] == "simulated");
+  CHECK(r["cluster"]["workers"].size() == 2);
+  CHECK(r["training"]["global_batch"] == 8);
+  CHECK(r["runtime"]["threads"] == 1);
+}
