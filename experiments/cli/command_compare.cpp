@@ -9,13 +9,14 @@
 #include "experiments/analysis/seed_stats.hpp"
 #include "experiments/analysis/plots.hpp"
 #include "experiments/cli/result_story.hpp"
+#include "experiments/report/html_report.hpp"
 #include "experiments/results/results_reader.hpp"
 
 namespace experiments {
 
 namespace {
 
-const char* kCompareHelp = R"(usage: orchestra compare RESULTS_DIR... [--out DIR] [--plot] [--quiet]
+const char* kCompareHelp = R"(usage: orchestra compare RESULTS_DIR... [--out DIR] [--plot] [--html] [--quiet]
 
 Compares the policies of one or several runs of `orchestra run`. RESULTS_DIR is an experiment's
 folder (results/quickstart), one policy's folder, or a folder of experiments (results/). Prints,
@@ -31,12 +32,17 @@ seed-<N>) gives the summary over seeds instead: mean ± 95% CI and the paired sp
                  timing-only runs), timeline (compute, idle and communication per
                  worker), <policy>.iterations, <policy>.barrier (Orchestra's T and
                  tau_n), a3c_training (if train.csv)
+  --html         also write DIR/report.html: one self-contained page to share, readable offline
+                 (the tables, those two lines, every figure of --plot as inline SVG, the seeds,
+                 each policy's parameters, the resolved config, the toolkit's version); draws
+                 the figures as --plot does
   --gnuplot PATH the gnuplot to run (default: gnuplot on PATH)
   --quiet        print only errors
 
 example:
   orchestra run configs/quickstart.yaml --out results/quickstart
   orchestra compare results/quickstart --plot
+  orchestra compare results/baselines --html   # a multi-seed folder: the summary over seeds too
 )";
 
 }  // namespace
@@ -45,6 +51,7 @@ int command_compare(const Args& args) {
   std::vector<std::string> dirs;
   std::string out_dir;
   bool plot = false;
+  bool html = false;
   bool quiet = false;
   PlotOptions plot_options;
   for (ArgCursor arg(args); arg.next();) {
@@ -57,6 +64,8 @@ int command_compare(const Args& args) {
       out_dir = value();
     } else if (a == "--plot") {
       plot = true;
+    } else if (a == "--html") {
+      html = true;
     } else if (a == "--gnuplot") {
       plot_options.gnuplot.program = value();
     } else if (a == "--quiet") {
@@ -71,6 +80,7 @@ int command_compare(const Args& args) {
   if (out_dir.empty()) out_dir = dirs.size() == 1 ? dirs.front() : "comparison";
 
   const std::vector<RunResults> runs = read_results(dirs);
+  plot = plot || html;  // the report holds every figure
   if (plot) find_gnuplot(plot_options.gnuplot.program);  // fail before writing anything
   const std::vector<ComparisonRow> rows = comparison_rows(runs);
   std::filesystem::create_directories(out_dir);
@@ -100,7 +110,13 @@ int command_compare(const Args& args) {
       std::cout << "plots: " << plots.files.size() << " files in " << plot_options.out_dir << "/\n";
     }
   }
-  if (!quiet && !rows.empty()) std::cout << story_after_table(runs, out_dir, plot ? &plots : nullptr);
+  std::string report;
+  if (html) {
+    report = out_dir + "/report.html";
+    common::write_file_atomic(report, html_report(ReportInput{dirs.size() == 1 ? dirs.front() : out_dir, runs, plots.figures}));
+  }
+  if (!quiet && !rows.empty()) std::cout << story_after_table(runs, out_dir, plot ? &plots : nullptr, report);
+  else if (!quiet && !report.empty()) std::cout << "Report: " << report << "\n";
   return 0;
 }
 
