@@ -36,7 +36,8 @@ std::string story_after_table(const std::vector<RunResults>& runs, const std::st
     for (const auto& f : plots->figures)
       if (headline(f)) shown += (shown.empty() ? "" : ", ") + f.png;
     text += "Figures: " + (shown.empty() ? plots->figures.front().png : shown) + " (" + std::to_string(plots->figures.size()) +
-            " figures, PNG and SVG, in " + results_dir + "/plots/)\n";
+            " figures, PNG and SVG, in " + results_dir + "/plots/" +
+            (report_html.empty() ? "; orchestra compare " + results_dir + " --html makes one page to share" : std::string()) + ")\n";
   } else if (!plots) {
     text += "Figures: orchestra compare " + results_dir + " --plot draws them into " + results_dir + "/plots/; --html writes one report.html to share\n";
   }
