@@ -139,13 +139,16 @@ TEST_CASE("progress: plain lines at most and at least every line_every, each wit
   h.now += 4s;  // 4 s after the message: a line was printed, so the next is not yet due
   h.reporter.update(60);
   CHECK(h.take().empty());
-  h.now += 1s;  // nothing new since 60, but a log must not go silent
+  h.now += 1s;
   h.reporter.update(60);
   CHECK(h.take() == "train  60/100 updates (60%)  5.5 updates/s  elapsed 0:11  ETA 0:07\n");
+  h.now += 5s;  // nothing new since the last line, but a log must not go silent
+  h.reporter.update(60);
+  CHECK(h.take() == "train  60/100 updates (60%)  3.8 updates/s  elapsed 0:16  ETA 0:11\n");
   h.now += 1s;
   h.reporter.update(100);
   h.reporter.finish();
-  CHECK(h.take() == "train  100/100 updates (100%)  8.3 updates/s  elapsed 0:12  ETA 0:00\n");
+  CHECK(h.take() == "train  100/100 updates (100%)  5.9 updates/s  elapsed 0:17  ETA 0:00\n");
 }
 
 TEST_CASE("progress: a resumed task's rate counts only its own work; fractional and unknown totals") {
