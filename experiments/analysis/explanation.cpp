@@ -111,8 +111,10 @@ Explanation explain_run(const RunResults& run) {
     return has_partner ? " (" + (first ? rows[static_cast<std::size_t>(partner)].label + ": " : std::string()) + pct(share) + ")" : std::string();
   };
   e.why = "Why: " + rows[w].label + "'s workers compute " + pct(ws.compute) + " of the time" + versus(ps.compute, true);
+  // Without rounds.csv the communication is not known apart from the rest (profiling, ...).
   e.why += comm_known ? ", are idle " + pct(ws.idle) + versus(ps.idle, false) + " and communicate " + pct(ws.comm) + versus(ps.comm, false)
-                      : " and are idle " + pct(ws.idle) + versus(ps.idle, false);
+                      : ", are idle " + pct(ws.idle) + versus(ps.idle, false) + " and spend " + pct(ws.other) + versus(ps.other, false) +
+                            " communicating or profiling";
   if (n == 1) return e.why += ".", e;
   // The policy best on each cost, named when it beats the winner there, with its other cost.
   const int least_idle = smallest(n, [&](std::size_t i) { return static_cast<double>(whole(shares[i].idle)); });

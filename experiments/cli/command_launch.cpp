@@ -10,6 +10,7 @@
 #include "common/errors.hpp"
 #include "experiments/cli/cli_args.hpp"
 #include "experiments/cli/commands.hpp"
+#include "experiments/cli/result_story.hpp"
 #include "env/real/launcher.hpp"
 #include "experiments/runner/progress_reporter.hpp"
 #include "experiments/runner/real_run.hpp"
@@ -159,7 +160,9 @@ int command_worker(const Args& args) {
   env::C10dCommunicator comm(spec);
   try {
     const ExperimentResult result = run_real_experiment(std::move(config), comm, flags.run);
-    if (comm.rank() == 0) std::cout << comparison_table(result.outcomes, result.target_accuracy) << "results: " << result.out_dir << "/\n";
+    if (comm.rank() == 0)
+      std::cout << comparison_table(result.outcomes, result.target_accuracy) << "results: " << result.out_dir << "/\n"
+                << story_after_table(results_of_run(result.out_dir, result.outcomes), result.out_dir, nullptr);
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "orchestra worker rank " << spec.rank << ": " << e.what() << std::endl;

@@ -1,4 +1,3 @@
-#include <algorithm>
 #include <cstdio>
 #include <limits>
 #include <iostream>
@@ -92,17 +91,8 @@ int command_run(const Args& args) {
   if (options.jobs > 1) throw UsageError("--jobs runs several seeds at once: give --seeds too");
   const ExperimentResult result = run_experiment(std::move(config), options);
   const PlotReport plots = plot ? plot_results(result.out_dir, options.quiet) : PlotReport{};
-  std::vector<RunResults> runs = read_results({result.out_dir});
-  // The story is about the policies this run ran, not other folders an earlier run left there.
-  for (auto& run : runs)
-    run.policies.erase(std::remove_if(run.policies.begin(), run.policies.end(),
-                                      [&](const PolicyResults& p) {
-                                        return std::none_of(result.outcomes.begin(), result.outcomes.end(),
-                                                            [&](const PolicyOutcome& o) { return o.label == p.label; });
-                                      }),
-                       run.policies.end());
   std::cout << comparison_table(result.outcomes, result.target_accuracy) << "results: " << result.out_dir << "/\n"
-            << story_after_table(runs, result.out_dir, plot ? &plots : nullptr);
+            << story_after_table(results_of_run(result.out_dir, result.outcomes), result.out_dir, plot ? &plots : nullptr);
   return 0;
 }
 

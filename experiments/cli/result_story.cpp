@@ -1,5 +1,7 @@
 #include "experiments/cli/result_story.hpp"
 
+#include <algorithm>
+
 #include "experiments/analysis/explanation.hpp"
 #include "experiments/analysis/seed_stats.hpp"
 
@@ -17,6 +19,17 @@ bool headline(const DrawnFigure& f) {
 }
 
 }  // namespace
+
+std::vector<RunResults> results_of_run(const std::string& out_dir, const std::vector<PolicyOutcome>& outcomes) {
+  std::vector<RunResults> runs = read_results({out_dir});
+  for (auto& run : runs)
+    run.policies.erase(std::remove_if(run.policies.begin(), run.policies.end(),
+                                      [&](const PolicyResults& p) {
+                                        return std::none_of(outcomes.begin(), outcomes.end(), [&](const PolicyOutcome& o) { return o.label == p.label; });
+                                      }),
+                       run.policies.end());
+  return runs;
+}
 
 std::string story_after_table(const std::vector<RunResults>& runs, const std::string& results_dir, const PlotReport* plots,
                               const std::string& report_html) {

@@ -101,6 +101,13 @@ TEST_CASE("explanation: a reference that misses the target, nothing reaching it,
   e = explain_run(timing);
   CHECK(e.result == "local-sgd has the shortest epochs, 12.5 s each: 2.00x faster than dsgd (25.0 s).");
 
+  // Without rounds.csv: communication and profiling together, as what is left.
+  RunResults no_rounds = run_of({policy(dir, "dsgd", 60.0, 0.3, 0.3, 4000), policy(dir, "local-sgd", 40.0, 0.6, 0.35, 500)});
+  for (auto& p : no_rounds.policies) p.rounds_csv.clear();
+  e = explain_run(no_rounds);
+  CHECK(e.why == "Why: local-sgd's workers compute 60% of the time (dsgd: 30%), are idle 35% (30%) and spend 5% (40%) communicating or "
+                 "profiling; dsgd is less idle (30%).");
+
   e = explain_run(run_of({policy(dir, "lbb", 70.0, 0.4, 0.02, 5800)}));
   CHECK(e.result == "lbb reaches 85.0% first, in 70.0 s; no other policy reaches it.");
   CHECK(e.why == "Why: lbb's workers compute 40% of the time, are idle 2% and communicate 58%.");

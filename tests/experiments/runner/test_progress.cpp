@@ -337,6 +337,7 @@ TEST_CASE("orchestra launch | cat: rank 0 reports each policy's epochs as `run` 
     done[m[1]] = std::stod(m[2]);
   }
   CHECK(policies == std::set<std::string>{"dsgd", "local-sgd", "lbb"});
+  CHECK(std::regex_search(joined(lines), std::regex(R"(\n\S+ reaches 50\.0% first, in [^\n]+\nWhy: )")));  // rank 0's table ends as run's
 
   // Two machines (here two launchers): the one without rank 0 says how its ranks do.
   const std::string port = std::to_string(20000 + ::getpid() % 20000);
