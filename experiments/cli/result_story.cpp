@@ -46,8 +46,8 @@ std::string story_after_table(const std::vector<RunResults>& runs, const std::st
   }
   if (plots && !plots->figures.empty()) {
     std::string shown;
-    for (const auto& f : plots->figures)
-      if (headline(f)) shown += (shown.empty() ? "" : ", ") + f.png;
+    for (const auto& f : plots->figures)  // the first run's: with several seeds, the rest are alike
+      if (headline(f) && f.run == plots->figures.front().run) shown += (shown.empty() ? "" : ", ") + f.png;
     text += "Figures: " + (shown.empty() ? plots->figures.front().png : shown) + " (" + std::to_string(plots->figures.size()) +
             " figures, PNG and SVG, in " + results_dir + "/plots/" +
             (report_html.empty() ? "; orchestra compare " + results_dir + " --html makes one page to share" : std::string()) + ")\n";

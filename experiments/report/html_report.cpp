@@ -31,10 +31,13 @@ h2 { border-bottom: 1px solid #ddd; padding-bottom: 0.2em; margin-top: 1.8em; }
 .meta { color: #666; margin-top: 0; }
 .story { background: #f4f8f4; border-left: 4px solid #4caf50; padding: 0.6em 1em; }
 .story p { margin: 0.3em 0; }
+.scroll { overflow-x: auto; }
 table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.92em; }
+table.comparison td:not(.num), table.seed-summary td:not(.num) { white-space: nowrap; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; }
 th { background: #f2f2f2; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { white-space: nowrap; }
 figure { margin: 1.2em 0; }
 figure svg { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { color: #555; font-size: 0.9em; }
@@ -139,10 +142,10 @@ std::string html_report(const ReportInput& in) {
   const std::vector<ComparisonRow> rows = comparison_rows(in.runs);
   h << "<section id=\"tables\">\n<h2>Results</h2>\n";
   if (seeds) {
-    h << "<h3>Over " << in.runs.size() << " seeds (mean ± 95% CI)</h3>\n" << html_table(seed_markdown(seed_rows(in.runs)), "seed-summary")
-      << "<h3>Every seed</h3>\n";
+    h << "<h3>Over " << in.runs.size() << " seeds (mean ± 95% CI)</h3>\n<div class=\"scroll\">\n"
+      << html_table(seed_markdown(seed_rows(in.runs)), "seed-summary") << "</div>\n<h3>Every seed</h3>\n";
   }
-  if (!rows.empty()) h << html_table(comparison_markdown(rows), "comparison");
+  if (!rows.empty()) h << "<div class=\"scroll\">\n" << html_table(comparison_markdown(rows), "comparison") << "</div>\n";
   else h << "<p>No policy results (only A3C training logs).</p>\n";
   h << "</section>\n";
 
