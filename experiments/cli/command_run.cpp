@@ -39,6 +39,18 @@ example:
   orchestra run configs/quickstart.yaml --out results/quickstart
 )";
 
+// The figures of `compare --plot`, saying on stderr which one it draws; where they are is said
+// after the table (result_story.hpp).
+PlotReport draw_figures(const std::string& results_dir, bool quiet) {
+  PlotOptions options;
+  options.out_dir = results_dir + "/plots";
+  if (!quiet) options.on_figure = [](const std::string& name) { std::cerr << "plotting " << name << "\n"; };
+  const PlotReport report = make_plots(read_results({results_dir}), options);
+  if (!quiet)
+    for (const auto& note : report.notes) std::cerr << "note: " << note << "\n";
+  return report;
+}
+
 }  // namespace
 
 int command_run(const Args& args) {
@@ -81,7 +93,7 @@ int command_run(const Args& args) {
   // the lines that say what it shows, and where the figures are.
   if (!options.seed && (!options.seeds.empty() || !config.seeds.empty())) {
     const SeedRunResult result = run_seeds(std::move(config), options);
-    const PlotReport plots = plot ? plot_results(result.out_dir, options.quiet) : PlotReport{};
+    const PlotReport plots = plot ? draw_figures(result.out_dir, options.quiet) : PlotReport{};
     std::vector<std::string> seed_dirs;  // these seeds', not the folders an earlier run may have left
     for (const auto seed : result.seeds) seed_dirs.push_back(result.out_dir + "/seed-" + std::to_string(seed));
     std::cout << seed_markdown(result.rows) << "results: " << result.out_dir << "/ (one folder per seed)\n"
@@ -90,7 +102,7 @@ int command_run(const Args& args) {
   }
   if (options.jobs > 1) throw UsageError("--jobs runs several seeds at once: give --seeds too");
   const ExperimentResult result = run_experiment(std::move(config), options);
-  const PlotReport plots = plot ? plot_results(result.out_dir, options.quiet) : PlotReport{};
+  const PlotReport plots = plot ? draw_figures(result.out_dir, options.quiet) : PlotReport{};
   std::cout << comparison_table(result.outcomes, result.target_accuracy) << "results: " << result.out_dir << "/\n"
             << story_after_table(results_of_run(result.out_dir, result.outcomes), result.out_dir, plot ? &plots : nullptr);
   return 0;

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <regex>
+#include <sstream>
 
 #include "common/csv_table.hpp"
 #include "experiments/analysis/explanation.hpp"
@@ -186,6 +188,25 @@ TEST_CASE("the quickstart tells its story: orchestra-lcm first, lbb without idle
   CHECK(shares["orchestra-lcm"].compute > 2 * shares["dsgd"].compute);
   CHECK(experiments::explain_run(runs[0]).result.rfind("orchestra-lcm reaches 85.0% first", 0) == 0);
   CHECK(result.outcomes.size() == 4);
+}
+
+TEST_CASE("orchestra run --plot ends with the table, the two lines that say what it shows, and where the figures are") {
+  TempDir dir;
+  testing::write_text(dir / "t.yaml", kTiny);
+  const auto r = testing::run_command(binary() + " run " + (dir / "t.yaml") + " --out " + (dir / "out") + " --plot --quiet 2>/dev/null");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  std::vector<std::string> lines;
+  std::istringstream in(r.output);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  REQUIRE(lines.size() >= 4);
+  const auto n = lines.size();
+  CHECK(lines[n - 4] == "results: " + (dir / "out") + "/");
+  CHECK(std::regex_match(lines[n - 3], std::regex(R"((dsgd|local-sgd|mllsgd|osa) reaches 50\.0% first, in .+\.)")));
+  CHECK(lines[n - 2].rfind("Why: ", 0) == 0);
+  CHECK(lines[n - 1].rfind("Figures: " + (dir / "out/plots/accuracy_vs_time.png") + ", " + (dir / "out/plots/timeline.png") + " (", 0) == 0);
+  CHECK(fs::exists(dir / "out/plots/timeline.png"));
+  CHECK(r.output.find("| policy |") < r.output.find("results: "));
 }
 
 TEST_CASE("one speedup rule: run, its summaries and compare all measure against dsgd, wherever it is listed") {
