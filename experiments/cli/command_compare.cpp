@@ -28,10 +28,9 @@ seed-<N>) gives the summary over seeds instead: mean ± 95% CI and the paired sp
 
   --out DIR      where to write (default: RESULTS_DIR when one is given, else ./comparison)
   --plot         also draw the figures with gnuplot into DIR/plots/, as PNG and SVG with the
-                 gnuplot script of each: accuracy_vs_time (time_vs_epoch for
-                 timing-only runs), timeline (compute, idle and communication per
-                 worker), <policy>.iterations, <policy>.barrier (Orchestra's T and
-                 tau_n), a3c_training (if train.csv)
+                 gnuplot script of each: accuracy_vs_time (time_vs_epoch for timing-only runs),
+                 timeline (compute, idle and communication per worker), <policy>.iterations,
+                 <policy>.barrier (Orchestra's T and tau_n), a3c_training (if train.csv)
   --html         also write DIR/report.html: one self-contained page to share, readable offline
                  (the tables, those two lines, every figure of --plot as inline SVG, the seeds,
                  each policy's parameters, the resolved config, the toolkit's version); draws

@@ -19,9 +19,11 @@ const char* kRunHelp = R"(usage: orchestra run CONFIG [--out DIR] [--seed N | --
 
 Runs every policy of the experiment in CONFIG (YAML) on the same cluster, data and seed, then
 prints a comparison table and two lines that say what it shows (who reaches the target first,
-and why: idle time, communication). Results go to DIR (default results/<name>/), one folder per policy:
-rounds.csv, iterations.csv (one row per round: batch and compute time per worker, SE),
-epochs.csv, evals.csv, summary.json, config.json; and comparison.md.
+and why: idle time, communication). Results go to DIR (default results/<name>/), one folder per
+policy: rounds.csv, iterations.csv (one row per round: batch and compute time per worker, SE),
+epochs.csv, evals.csv, summary.json, config.json; and comparison.md. Progress on stderr: each
+policy's epochs (redrawn on a terminal, a line every 5 s and one per epoch otherwise;
+ORCHESTRA_PROGRESS_EVERY_S changes the 5).
 
   --out DIR      where to write results
   --seed N       override the config's seed (and run that one seed)

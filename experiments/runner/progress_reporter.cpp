@@ -118,7 +118,9 @@ void ProgressReporter::start(const std::string& label, const std::string& unit, 
   task_start_ = now_();
 }
 
-std::string ProgressReporter::line() const {
+std::string ProgressReporter::line() const { return line_with(fields_.size()); }
+
+std::string ProgressReporter::line_with(std::size_t shown_fields) const {
   const double elapsed = std::chrono::duration<double>(now_() - task_start_).count();
   std::string s = label_ + "  " + number(done_);
   if (total_ > 0) {
@@ -128,7 +130,7 @@ std::string ProgressReporter::line() const {
   } else {
     s += " " + unit_;
   }
-  for (const auto& f : fields_) s += "  " + f.name + " " + f.value;
+  for (std::size_t i = 0; i < std::min(shown_fields, fields_.size()); ++i) s += "  " + fields_[i].name + " " + fields_[i].value;
   const double rate = elapsed > 0 ? (done_ - start_done_) / elapsed : 0.0;
   if (show_rate_) s += "  " + rate_text(rate) + " " + unit_ + "/s";
   s += "  elapsed " + format_duration(elapsed);
@@ -146,13 +148,17 @@ void ProgressReporter::clear_redrawn() {
 void ProgressReporter::draw(bool redrawn) {
   std::string text = line();
   if (redrawn) {
+    std::string bar;
     if (total_ > 0) {
       const int filled = static_cast<int>(std::lround(std::clamp(done_ / total_, 0.0, 1.0) * kBarWidth));
-      std::string bar = "[" + std::string(static_cast<std::size_t>(filled), '#') + std::string(static_cast<std::size_t>(kBarWidth - filled), '.') + "]";
-      text.insert(label_.size(), " " + bar);
+      bar = " [" + std::string(static_cast<std::size_t>(filled), '#') + std::string(static_cast<std::size_t>(kBarWidth - filled), '.') + "]";
     }
+    // A wrapped line could not be redrawn in place: the last fields give way first, so that the
+    // rate, elapsed time and ETA stay in sight, then the end is cut.
     const std::size_t width = terminal_width(stream_);
-    if (text.size() >= width) text.resize(width - 1);  // a wrapped line could not be redrawn in place
+    for (std::size_t shown = fields_.size(); shown > 0 && text.size() + bar.size() >= width; --shown) text = line_with(shown - 1);
+    text.insert(label_.size(), bar);
+    if (text.size() >= width) text.resize(width - 1);
     std::fprintf(stream_, "\r\033[2K%s", text.c_str());
     redrawn_visible_ = true;
   } else {

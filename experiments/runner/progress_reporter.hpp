@@ -22,8 +22,8 @@
 //   <label>  <done>/<total> <unit> (<pct>%)  <name> <value>  ...  [<rate> <unit>/s]  elapsed <t>  ETA <t>
 //   train  120/1000 updates (12%)  episodes 48  mean return -5.21  5.3 updates/s  elapsed 0:23  ETA 2:46
 //
-// On a terminal a bar stands after the label ("dsgd [######..........] 1.4/4 epochs ...") and the
-// line is cut to the terminal's width. Times read M:SS (H:MM:SS from an hour); ETA is "-" until some
+// On a terminal a bar stands after the label ("dsgd [######..........]  1.4/4 epochs ...") and the
+// line fits the terminal's width: the last fields are left out first, the end cut last. Times read M:SS (H:MM:SS from an hour); ETA is "-" until some
 // work is done (the rate is the work done since start() over the time since start()). A total of 0
 // means unknown: no percentage, bar or ETA.
 //
@@ -98,6 +98,7 @@ class ProgressReporter {
 
  private:
   class LineBuffer;
+  std::string line_with(std::size_t shown_fields) const;  // the first `shown_fields` fields only
   void draw(bool redrawn);
   void clear_redrawn();
 

@@ -73,7 +73,7 @@ TEST_CASE("explanation: the winner against the reference, and who is better on e
         "lbb is less idle (2%) but communicates 58%; local-sgd communicates less (5%) but is idle 45%.");
 }
 
-TEST_CASE("explanation: a winner best on both costs says so; the reference winning is compared with the runner-up") {
+TEST_CASE("explanation: a winner best on both costs says so, and the reference winning is compared with the runner-up") {
   testing::TempDir dir;
   Explanation e = explain_run(run_of({policy(dir, "dsgd", 120.0, 0.3, 0.3, 4000), policy(dir, "orchestra-lcm", 40.0, 0.8, 0.1, 900)}));
   CHECK(e.why == "Why: orchestra-lcm's workers compute 80% of the time (dsgd: 30%), are idle 10% (30%) and communicate 9% (40%); "

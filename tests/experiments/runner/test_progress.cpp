@@ -151,7 +151,7 @@ TEST_CASE("progress: plain lines at most and at least every line_every, each wit
   CHECK(h.take() == "train  100/100 updates (100%)  5.9 updates/s  elapsed 0:17  ETA 0:00\n");
 }
 
-TEST_CASE("progress: a resumed task's rate counts only its own work; fractional and unknown totals") {
+TEST_CASE("progress: a resumed task's rate counts only its own work, and fractional and unknown totals read right") {
   Harness h(ProgressStyle::Lines, every(1000ms));
   h.reporter.start("train", "updates", 1000, 400);  // resumed at update 400
   h.now += 10s;
@@ -187,9 +187,16 @@ TEST_CASE("progress: on a terminal one line is redrawn in place, at most every r
   h.reporter.finish();
   CHECK(h.take().rfind("\r\033[2Kdsgd  2/4 epochs (50%)", 0) == 0);  // the last state as a line of its own
   CHECK(h.text().back() == '\n');
+
+  // Too long for the terminal (120 columns when it does not say): the last fields give way, the
+  // ETA stays.
+  h.reporter.start("dsgd", "epochs", 4, 0, false);
+  h.reporter.update(1, {{"a", std::string(40, 'x')}, {"b", std::string(60, 'y')}});
+  const std::string shown = h.take();
+  CHECK(shown == "\r\033[2Kdsgd [#####...............]  1/4 epochs (25%)  a " + std::string(40, 'x') + "  elapsed 0:00  ETA -");
 }
 
-TEST_CASE("progress: --quiet prints nothing; a log stream's lines become messages") {
+TEST_CASE("progress: --quiet prints nothing, and a log stream's lines become messages") {
   Harness quiet(ProgressStyle::Quiet, every(1ms));
   quiet.reporter.start("train", "updates", 10);
   quiet.reporter.update(5);
