@@ -132,7 +132,7 @@ ServeResult ParameterServer::serve(const std::function<bool()>& keep_going) {
   if (!options_.out_dir.empty()) {
     write_checkpoint();
     if (result.outcome == ServeOutcome::Finished) {
-      A3cPolicy(network(), updates_.load(), options_.action_unit_ms).save((std::filesystem::path(options_.out_dir) / "policy.pt").string());
+      A3cPolicy(network(), updates_.load(), options_.control, options_.training).save((std::filesystem::path(options_.out_dir) / "policy.pt").string());
       say("policy written to " + (std::filesystem::path(options_.out_dir) / "policy.pt").string());
     }
   }

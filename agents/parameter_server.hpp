@@ -32,6 +32,7 @@
 #include "agents/a3c_options.hpp"
 #include "agents/actor_critic.hpp"
 #include "agents/curve_keys.hpp"
+#include "agents/policy_file.hpp"
 #include "agents/protocol.hpp"
 
 namespace agents {
@@ -43,7 +44,8 @@ struct ParameterServerOptions {
   std::optional<CurveKeys> curve;          // required for any non-loopback bind
   std::string out_dir;                     // empty: no files (tests of the transport)
   bool resume = false;                     // continue from out_dir/checkpoint.pt
-  double action_unit_ms = 0;               // recorded in policy.pt (agents/policy_file.hpp)
+  PolicyControl control;                   // recorded in policy.pt (agents/policy_file.hpp)
+  std::map<std::string, std::string> training;  // likewise: config, algorithm, reward
   std::ostream* log = nullptr;             // progress and warnings; nullptr: quiet
 };
 

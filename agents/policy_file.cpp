@@ -9,7 +9,7 @@ namespace agents {
 namespace {
 
 constexpr const char* kFormat = "orchestra-a3c-policy";
-constexpr std::int64_t kFormatVersion = 1;
+constexpr std::int64_t kFormatVersion = 2;
 
 c10::IValue field(const c10::impl::GenericDict& dict, const std::string& key, const std::string& path) {
   const auto it = dict.find(c10::IValue(key));
@@ -17,10 +17,83 @@ c10::IValue field(const c10::impl::GenericDict& dict, const std::string& key, co
   return it->value();
 }
 
+double number(const c10::impl::GenericDict& dict, const std::string& key, const std::string& path) {
+  const c10::IValue v = field(dict, key, path);
+  if (v.isDouble()) return v.toDouble();
+  if (v.isInt()) return static_cast<double>(v.toInt());
+  throw std::runtime_error(path + ": controller." + key + " must be a number");
+}
+
+std::string text(const c10::impl::GenericDict& dict, const std::string& key, const std::string& path) {
+  const c10::IValue v = field(dict, key, path);
+  if (!v.isString()) throw std::runtime_error(path + ": controller." + key + " must be a string");
+  return v.toStringRef();
+}
+
+const char* spelling(orchestra::BarrierMove move) { return move == orchestra::BarrierMove::Multiplicative ? "multiplicative" : "additive"; }
+const char* spelling(orchestra::DecisionInterval interval) { return interval == orchestra::DecisionInterval::Rounds ? "rounds" : "epoch"; }
+
+PolicyControl read_control(const c10::impl::GenericDict& c, const std::string& path) {
+  PolicyControl control;
+  const std::string move = text(c, "move", path), interval = text(c, "interval", path);
+  if (move != "additive" && move != "multiplicative") throw std::runtime_error(path + ": controller.move must be additive or multiplicative, got " + move);
+  if (interval != "epoch" && interval != "rounds") throw std::runtime_error(path + ": controller.interval must be epoch or rounds, got " + interval);
+  control.move = move == "multiplicative" ? orchestra::BarrierMove::Multiplicative : orchestra::BarrierMove::Additive;
+  control.interval = interval == "rounds" ? orchestra::DecisionInterval::Rounds : orchestra::DecisionInterval::Epoch;
+  control.unit_ms = number(c, "unit_ms", path);
+  control.factor = number(c, "factor", path);
+  control.interval_rounds = static_cast<int>(number(c, "interval_rounds", path));
+  control.min_barrier_ms = number(c, "min_T_ms", path);
+  control.max_barrier_ms = number(c, "max_T_ms", path);
+  control.min_barrier_x_start = number(c, "min_T_x_start", path);
+  control.max_barrier_x_start = number(c, "max_T_x_start", path);
+  // The controller's own checks, so a hand-edited file fails here with its path.
+  orchestra::BarrierControllerOptions options;
+  control.apply_to(options);
+  try {
+    orchestra::BarrierController check(options);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
+  return control;
+}
+
 }  // namespace
 
-A3cPolicy::A3cPolicy(ActorCritic net, std::int64_t updates, double action_unit_ms)
-    : net_(std::move(net)), updates_(updates), action_unit_ms_(action_unit_ms) {
+PolicyControl PolicyControl::of(const orchestra::BarrierControllerOptions& o) {
+  PolicyControl c;
+  c.move = o.move;
+  c.unit_ms = o.action_unit_ms;
+  c.factor = o.move_factor;
+  c.interval = o.interval;
+  c.interval_rounds = o.interval_rounds;
+  c.min_barrier_ms = o.min_barrier_ms;
+  c.max_barrier_ms = o.max_barrier_ms;
+  c.min_barrier_x_start = o.min_barrier_x_start;
+  c.max_barrier_x_start = o.max_barrier_x_start;
+  return c;
+}
+
+void PolicyControl::apply_to(orchestra::BarrierControllerOptions& o) const {
+  o.move = move;
+  o.action_unit_ms = unit_ms;
+  o.move_factor = factor;
+  o.interval = interval;
+  o.interval_rounds = interval_rounds;
+  o.min_barrier_ms = min_barrier_ms;
+  o.max_barrier_ms = max_barrier_ms;
+  o.min_barrier_x_start = min_barrier_x_start;
+  o.max_barrier_x_start = max_barrier_x_start;
+}
+
+bool PolicyControl::operator==(const PolicyControl& o) const {
+  return move == o.move && unit_ms == o.unit_ms && factor == o.factor && interval == o.interval && interval_rounds == o.interval_rounds &&
+         min_barrier_ms == o.min_barrier_ms && max_barrier_ms == o.max_barrier_ms && min_barrier_x_start == o.min_barrier_x_start &&
+         max_barrier_x_start == o.max_barrier_x_start;
+}
+
+A3cPolicy::A3cPolicy(ActorCritic net, std::int64_t updates, PolicyControl control, std::map<std::string, std::string> training)
+    : net_(std::move(net)), updates_(updates), control_(control), training_(std::move(training)) {
   net_->eval();
 }
 
@@ -69,7 +142,20 @@ void A3cPolicy::save(const std::string& path) const {
   root.insert("hidden", std::vector<std::int64_t>(net_->spec().hidden.begin(), net_->spec().hidden.end()));
   root.insert("actions", std::vector<std::int64_t>{-1, 0, 1});
   root.insert("updates", updates_);
-  root.insert("action_unit_ms", action_unit_ms_);
+  c10::impl::GenericDict control(c10::StringType::get(), c10::AnyType::get());
+  control.insert("move", std::string(spelling(control_.move)));
+  control.insert("unit_ms", control_.unit_ms);
+  control.insert("factor", control_.factor);
+  control.insert("interval", std::string(spelling(control_.interval)));
+  control.insert("interval_rounds", static_cast<std::int64_t>(control_.interval_rounds));
+  control.insert("min_T_ms", control_.min_barrier_ms);
+  control.insert("max_T_ms", control_.max_barrier_ms);
+  control.insert("min_T_x_start", control_.min_barrier_x_start);
+  control.insert("max_T_x_start", control_.max_barrier_x_start);
+  root.insert("controller", control);
+  c10::Dict<std::string, std::string> training;
+  for (const auto& [key, value] : training_) training.insert(key, value);
+  root.insert("training", training);
   root.insert("state_dict", weights);
   common::write_file_atomic(path, torch::pickle_save(c10::IValue(root)));
 }
@@ -87,7 +173,8 @@ A3cPolicy A3cPolicy::load(const std::string& path) {
   const std::int64_t version = field(root, "format_version", path).toInt();
   if (version != kFormatVersion)
     throw std::runtime_error(path + ": policy format version " + std::to_string(version) + ", this build reads " +
-                             std::to_string(kFormatVersion));
+                             std::to_string(kFormatVersion) +
+                             (version < kFormatVersion ? " (the barrier state changed: retrain with orchestra train)" : ""));
   ActorCriticSpec spec;
   spec.observation_size = static_cast<int>(field(root, "observation_size", path).toInt());
   spec.hidden.clear();
@@ -104,14 +191,16 @@ A3cPolicy A3cPolicy::load(const std::string& path) {
   if (weights.size() != net->named_parameters().size())
     throw std::runtime_error(path + ": state_dict has " + std::to_string(weights.size()) + " tensors, the network " +
                              std::to_string(net->named_parameters().size()));
-  double unit_ms = 0;  // optional: absent from files of earlier builds
-  const auto unit = root.find(c10::IValue(std::string("action_unit_ms")));
-  if (unit != root.end()) {
-    if (!unit->value().isDouble() || !(unit->value().toDouble() >= 0))
-      throw std::runtime_error(path + ": action_unit_ms must be a number >= 0");
-    unit_ms = unit->value().toDouble();
+  const c10::IValue control = field(root, "controller", path);
+  if (!control.isGenericDict()) throw std::runtime_error(path + ": controller must be a dict");
+  std::map<std::string, std::string> training;
+  const c10::IValue trained = field(root, "training", path);
+  if (!trained.isGenericDict()) throw std::runtime_error(path + ": training must be a dict");
+  for (const auto& item : trained.toGenericDict()) {
+    if (!item.key().isString() || !item.value().isString()) throw std::runtime_error(path + ": training must map strings to strings");
+    training[item.key().toStringRef()] = item.value().toStringRef();
   }
-  return A3cPolicy(net, field(root, "updates", path).toInt(), unit_ms);
+  return A3cPolicy(net, field(root, "updates", path).toInt(), read_control(control.toGenericDict(), path), std::move(training));
 }
 
 }  // namespace agents

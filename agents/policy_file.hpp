@@ -3,36 +3,63 @@
 //   import torch
 //   policy = torch.load("policy.pt")      # a dict, written by torch::pickle_save (zip format)
 //   policy["format"]            -> "orchestra-a3c-policy"
-//   policy["format_version"]    -> 1
-//   policy["observation_size"]  -> 92  (orchestra/rl_state.hpp, StateLayout::kStateSize)
+//   policy["format_version"]    -> 2
+//   policy["observation_size"]  -> 22  (orchestra/rl_state.hpp, StateLayout::kStateSize)
 //   policy["hidden"]            -> [64, 64]   trunk widths, tanh after each Linear
 //   policy["actions"]           -> [-1, 0, 1] the barrier move of each policy output
 //   policy["updates"]           -> optimizer steps the network was trained for
-//   policy["action_unit_ms"]    -> ms one action moves T in training (the controller's unit_ms);
-//                                  0 = the default unit (the fastest worker's batch time). Files
-//                                  written before this entry existed load with 0.
-//   policy["state_dict"]        -> {"trunk.0.weight": Tensor[64, 92], "trunk.0.bias": ...,
+//   policy["controller"]        -> how the network's actions were applied in training, which
+//                                  deployment repeats unless a config overrides a key:
+//        {"move": "additive" | "multiplicative", "unit_ms": 0.0 (additive: ms per action; 0 =
+//         the fastest worker's batch time), "factor": 2.0 (multiplicative), "interval": "epoch" |
+//         "rounds", "interval_rounds": 1, "min_T_ms": 0.0, "max_T_ms": 0.0 (bounds; 0 = default),
+//         "min_T_x_start": 0.0, "max_T_x_start": 0.0 (bounds as factors of the starting T; 0 = none)}
+//   policy["training"]          -> {"config": "a3c_general", "algorithm": "a3c", "reward": "time",
+//                                   "reward_record": "episode", "environment": "..."} (strings)
+//   policy["state_dict"]        -> {"trunk.0.weight": Tensor[64, 22], "trunk.0.bias": ...,
 //                                   "trunk.2.weight": ..., "policy.weight": Tensor[3, 64],
 //                                   "policy.bias", "value.weight": Tensor[1, 64], "value.bias"}
 //
 // The state_dict names are those of an equivalent torch.nn.Module with `trunk = nn.Sequential(
 // Linear, Tanh, Linear, Tanh)`, `policy = Linear(h, 3)`, `value = Linear(h, 1)`, so
-// `module.load_state_dict(policy["state_dict"])` works in Python. (Not checked here: this machine
-// has no Python PyTorch; torch::pickle_save is the writer that libtorch documents as torch.load's.)
+// `module.load_state_dict(policy["state_dict"])` works in Python (tests/python/ checks this with
+// Debian's python3-torch). Files of format version 1 (92-entry state, additive moves only) are
+// refused with a message to retrain.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "agents/actor_critic.hpp"
+#include "orchestra/barrier_controller.hpp"
 
 namespace agents {
 
+// How a policy's actions act on T: what the policy file's "controller" entry records.
+struct PolicyControl {
+  orchestra::BarrierMove move = orchestra::BarrierMove::Additive;
+  double unit_ms = 0;
+  double factor = 2.0;
+  orchestra::DecisionInterval interval = orchestra::DecisionInterval::Epoch;
+  int interval_rounds = 1;
+  double min_barrier_ms = 0;
+  double max_barrier_ms = 0;
+  double min_barrier_x_start = 0;
+  double max_barrier_x_start = 0;
+
+  static PolicyControl of(const orchestra::BarrierControllerOptions& options);
+  // Writes these fields into `options` (the rest of them untouched).
+  void apply_to(orchestra::BarrierControllerOptions& options) const;
+  bool operator==(const PolicyControl& other) const;
+};
+
 class A3cPolicy {
  public:
-  explicit A3cPolicy(ActorCritic net, std::int64_t updates = 0, double action_unit_ms = 0);
+  explicit A3cPolicy(ActorCritic net, std::int64_t updates = 0, PolicyControl control = {},
+                     std::map<std::string, std::string> training = {});
 
   // Action in {-1, 0, +1}: the most probable one when deterministic (deployment is greedy), else
   // sampled from pi(.|s) with `rng` (required then).
@@ -46,15 +73,17 @@ class A3cPolicy {
 
   ActorCritic& network() { return net_; }
   std::int64_t updates() const { return updates_; }
-  // The unit the network learned its moves in: deploying with another one changes what each action
-  // does (orchestra-a3c uses this one unless the config names a unit_ms).
-  double action_unit_ms() const { return action_unit_ms_; }
+  // How the network's moves were applied in training: deploying with another unit, factor or
+  // interval changes what each action does (orchestra-a3c uses these unless the config names them).
+  const PolicyControl& control() const { return control_; }
+  const std::map<std::string, std::string>& training() const { return training_; }
   int observation_size() const { return net_->spec().observation_size; }
 
  private:
   ActorCritic net_;
   std::int64_t updates_ = 0;
-  double action_unit_ms_ = 0;
+  PolicyControl control_;
+  std::map<std::string, std::string> training_;
 };
 
 // Draws index i with probability probs[i] from a uniform 53-bit draw of `rng` (portable across

@@ -50,7 +50,8 @@ Rollout RolloutRunner::collect(ActorCritic& net, int n_steps, std::mt19937_64& r
       current_.time_to_target_ms = step.info.clock_ms;
     }
     if (step.terminated || step.truncated) {
-      r.terminated = step.terminated;
+      // The budget ends an episode for good (orchestra/rl/local_sgd_barrier_env.hpp): no bootstrap.
+      r.terminated = true;
       r.finished.push_back(current_);
       running_ = false;
       break;

@@ -28,7 +28,7 @@ struct Rollout {
   std::vector<int> action_indices;               // a_i as network output index (0: -1, 1: 0, 2: +1)
   std::vector<double> rewards;                   // r_i
   std::vector<float> next_observation;           // s_t, the state after the last step
-  bool terminated = false;                       // s_t terminal: bootstrap from 0
+  bool terminated = false;                       // the episode ended (target or budget): bootstrap from 0
   std::vector<EpisodeStats> finished;            // episodes that ended in this rollout (0 or 1)
 };
 

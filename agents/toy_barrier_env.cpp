@@ -53,7 +53,7 @@ orchestra::StepResult ToyBarrierEnv::step(int action) {
   r.observation = observe();
   r.info.epoch = epochs_;
   r.info.barrier_ms = level_;
-  r.info.epoch_ms = last_epoch_;
+  r.info.step_ms = last_epoch_;
   r.info.clock_ms = clock_;
   r.info.accuracy = accuracy_;
   r.info.reached_target = r.terminated;

@@ -21,6 +21,16 @@ void validate(const BarrierControllerOptions& o) {
   if (o.max_local_steps < 1) bad_option("max_local_steps", "an integer >= 1", o.max_local_steps);
   if (!(std::isfinite(o.action_unit_ms) && o.action_unit_ms >= 0))
     bad_option("action_unit_ms", "a number of ms >= 0 (0: the fastest batch time)", o.action_unit_ms);
+  if (!(std::isfinite(o.move_factor) && o.move_factor > 1)) bad_option("move_factor", "a number > 1", o.move_factor);
+  if (o.interval_rounds < 1) bad_option("interval_rounds", "an integer >= 1", o.interval_rounds);
+  if (!(std::isfinite(o.min_barrier_ms) && o.min_barrier_ms >= 0)) bad_option("min_barrier_ms", "a number of ms >= 0 (0: the default)", o.min_barrier_ms);
+  if (!(std::isfinite(o.max_barrier_ms) && o.max_barrier_ms >= 0)) bad_option("max_barrier_ms", "a number of ms >= 0 (0: the default)", o.max_barrier_ms);
+  if (!(std::isfinite(o.min_barrier_x_start) && o.min_barrier_x_start >= 0 && o.min_barrier_x_start <= 1))
+    bad_option("min_barrier_x_start", "a factor in [0, 1] (0: none)", o.min_barrier_x_start);
+  if (!(std::isfinite(o.max_barrier_x_start) && (o.max_barrier_x_start == 0 || o.max_barrier_x_start >= 1)))
+    bad_option("max_barrier_x_start", "a factor >= 1 (0: none)", o.max_barrier_x_start);
+  if (o.min_barrier_ms > 0 && o.max_barrier_ms > 0 && o.max_barrier_ms < o.min_barrier_ms)
+    bad_option("max_barrier_ms", "a number >= min_barrier_ms (" + std::to_string(o.min_barrier_ms) + ")", o.max_barrier_ms);
   if (o.probe_repetitions < 1) bad_option("probe_repetitions", "an integer >= 1", o.probe_repetitions);
   if (o.horizon_epochs < 0) bad_option("horizon_epochs", "an integer >= 0", o.horizon_epochs);
   for (std::size_t n = 0; n < o.batch_sizes.size(); ++n)
@@ -59,6 +69,16 @@ std::vector<int> resolve_batch_sizes(const BarrierControllerOptions& o, const en
 }
 
 }  // namespace
+
+void BarrierController::StepTimes::reset(std::size_t workers) {
+  compute_ms.assign(workers, 0.0);
+  steps.assign(workers, 0);
+}
+
+void BarrierController::StepTimes::apply(std::vector<double>& estimate) const {
+  for (std::size_t n = 0; n < estimate.size(); ++n)
+    if (steps[n] > 0) estimate[n] = compute_ms[n] / static_cast<double>(steps[n]);
+}
 
 BarrierControllerOptions BarrierControllerOptions::fixed_t(double barrier_ms) {
   BarrierControllerOptions options;
@@ -115,20 +135,38 @@ void BarrierController::start(const env::ClusterView& cluster) {
   partition_->set_batch_times(batch_ms_);
   shares_ = partition_->shares();
 
+  const auto [fastest, slowest] = std::minmax_element(batch_ms_.begin(), batch_ms_.end());
+  min_barrier_ms_ = options_.min_barrier_ms > 0 ? options_.min_barrier_ms : *fastest;
+  max_barrier_ms_ = options_.max_barrier_ms > 0 ? options_.max_barrier_ms : options_.max_local_steps * *slowest;
+  max_barrier_ms_ = std::max(max_barrier_ms_, min_barrier_ms_);
+  start_batch_ms_ = batch_ms_;
+  train_samples_ = cluster.train_samples;
+
   moved_ = false;
+  last_action_ = 0;
   lcm_ = LcmResult{};
   if (options_.source == BarrierSource::Lcm) {
     run_lcm();
   } else {
     barrier_ms_ = options_.fixed_barrier_ms;
   }
+  start_barrier_ms_ = barrier_ms_;
+  if (options_.min_barrier_x_start > 0) min_barrier_ms_ = std::max(min_barrier_ms_, options_.min_barrier_x_start * start_barrier_ms_);
+  if (options_.max_barrier_x_start > 0) max_barrier_ms_ = std::min(max_barrier_ms_, options_.max_barrier_x_start * start_barrier_ms_);
+  max_barrier_ms_ = std::max(max_barrier_ms_, min_barrier_ms_);
   update_local_steps();
 
-  epoch_compute_ms_.assign(static_cast<std::size_t>(num_workers_), 0);
-  epoch_steps_.assign(static_cast<std::size_t>(num_workers_), 0);
-  epoch_rounds_ = RoundSummary{};
-  last_rounds_ = RoundSummary{};
-  last_epoch_.reset();
+  epoch_times_.reset(batch_ms_.size());
+  window_times_.reset(batch_ms_.size());
+  window_comm_ms_ = 0;
+  window_rounds_ = 0;
+  epoch_comm_ms_ = 0;
+  epoch_rounds_ = 0;
+  epoch_samples_ = 0;
+  window_ = DecisionWindow{};
+  last_window_.reset();
+  previous_window_.reset();
+  first_loss_ = std::numeric_limits<double>::quiet_NaN();
   accuracy_before_last_ = std::numeric_limits<double>::quiet_NaN();
   last_accuracy_ = std::numeric_limits<double>::quiet_NaN();
   epochs_done_ = 0;
@@ -149,8 +187,9 @@ void BarrierController::update_local_steps() {
 
 env::RoundPlan BarrierController::plan(const env::PlanContext& context) {
   require_started("plan()");
-  // 3.1.3: "The agent will try to adjust this value at the beginning of each epoch."
-  if (context.epoch_start && agent_) move_barrier(agent_->act(observation()));
+  // 3.1.3: "The agent will try to adjust this value at the beginning of each epoch" (or of each
+  // window of K rounds).
+  if (agent_ && decision_point(context)) move_barrier(agent_->act(observation()));
 
   env::RoundPlan plan;
   plan.aggregation = env::Aggregation::ModelAverage;
@@ -168,9 +207,38 @@ void BarrierController::move_barrier(int action) {
                                 "increase T by one unit), got " + std::to_string(action));
   require_started("move_barrier()");
   moved_ = true;
-  const double fastest = *std::min_element(batch_ms_.begin(), batch_ms_.end());
-  barrier_ms_ = std::clamp(barrier_ms_ + action * unit_ms_, fastest, options_.max_local_steps * fastest);
+  last_action_ = action;
+  const double moved = options_.move == BarrierMove::Multiplicative ? barrier_ms_ * std::pow(options_.move_factor, action)
+                                                                     : barrier_ms_ + action * unit_ms_;
+  barrier_ms_ = std::clamp(moved, min_barrier_ms_, max_barrier_ms_);
   update_local_steps();
+}
+
+bool BarrierController::decision_point(const env::PlanContext& context) const {
+  if (context.epoch_start) return true;
+  return options_.interval == DecisionInterval::Rounds && context.round % options_.interval_rounds == 0;
+}
+
+bool BarrierController::closes_window(const env::RoundReport& report) const {
+  if (report.epoch_end) return true;
+  return options_.interval == DecisionInterval::Rounds && (report.round + 1) % options_.interval_rounds == 0;
+}
+
+void BarrierController::close_window() {
+  if (window_.rounds == 0) return;
+  previous_window_ = std::move(last_window_);
+  last_window_ = std::move(window_);
+  window_ = DecisionWindow{};
+  if (!std::isfinite(first_loss_)) first_loss_ = last_window_->train_loss();
+  if (options_.interval == DecisionInterval::Rounds) {
+    // The window's measurements replace the estimates now rather than at the epoch's end.
+    window_times_.apply(batch_ms_);
+    if (window_rounds_ > 0) comm_ms_ = window_comm_ms_ / static_cast<double>(window_rounds_);
+    update_local_steps();
+  }
+  window_times_.reset(batch_ms_.size());
+  window_comm_ms_ = 0;
+  window_rounds_ = 0;
 }
 
 void BarrierController::observe_round(const env::RoundReport& report) {
@@ -184,50 +252,67 @@ void BarrierController::observe_round(const env::RoundReport& report) {
     const bool full_batches = static_cast<std::int64_t>(w.samples) >=
                               static_cast<std::int64_t>(w.local_steps) * batch_sizes_[n];
     if (w.local_steps > 0 && std::isfinite(w.compute_ms) && w.compute_ms > 0 && full_batches) {
-      epoch_compute_ms_[n] += w.compute_ms;
-      epoch_steps_[n] += w.local_steps;
+      for (StepTimes* times : {&epoch_times_, &window_times_}) {
+        times->compute_ms[n] += w.compute_ms;
+        times->steps[n] += w.local_steps;
+      }
     }
+    epoch_samples_ += w.samples;
   }
-  epoch_rounds_.add(report);
+  if (std::isfinite(report.comm_ms)) {
+    window_comm_ms_ += report.comm_ms;
+    ++window_rounds_;
+    epoch_comm_ms_ += report.comm_ms;
+    ++epoch_rounds_;
+  }
+  window_.add(report);
+  if (closes_window(report)) close_window();
 }
 
 void BarrierController::observe_epoch(const env::EpochReport& report) {
   require_started("observe_epoch()");
+  close_window();  // a report without epoch_end (a caller that skipped it) still closes here
   // t_b^n = measured compute / steps over the epoch's full-batch rounds.
-  for (std::size_t n = 0; n < batch_ms_.size(); ++n) {
-    if (epoch_steps_[n] > 0) batch_ms_[n] = epoch_compute_ms_[n] / static_cast<double>(epoch_steps_[n]);
-  }
+  epoch_times_.apply(batch_ms_);
   // 3.1.2: shares from this epoch's speeds (batches per second from the performance monitor).
   partition_->update(report);
   shares_ = partition_->shares();
-  if (epoch_rounds_.rounds > 0) comm_ms_ = epoch_rounds_.comm_ms / static_cast<double>(epoch_rounds_.rounds);
+  if (epoch_rounds_ > 0 && options_.interval == DecisionInterval::Epoch) comm_ms_ = epoch_comm_ms_ / static_cast<double>(epoch_rounds_);
   // 3.1.1: the batch numbers follow the current performance into the next epoch.
   if (lcm_owns_barrier()) run_lcm();
   update_local_steps();
 
   accuracy_before_last_ = last_accuracy_;
   last_accuracy_ = report.accuracy;
-  last_epoch_ = report;
-  last_rounds_ = epoch_rounds_;
-  epoch_rounds_ = RoundSummary{};
-  epoch_rounds_.global_rounds = last_rounds_.global_rounds;
-  std::fill(epoch_compute_ms_.begin(), epoch_compute_ms_.end(), 0.0);
-  std::fill(epoch_steps_.begin(), epoch_steps_.end(), 0);
+  epoch_times_.reset(batch_ms_.size());
+  epoch_samples_ = 0;
+  epoch_comm_ms_ = 0;
+  epoch_rounds_ = 0;
   ++epochs_done_;
 }
 
 std::vector<float> BarrierController::observation() const {
   require_started("observation()");
   StateInputs inputs;
-  inputs.epoch = last_epoch_ ? &*last_epoch_ : nullptr;
+  inputs.window = last_window_ ? &*last_window_ : nullptr;
+  inputs.previous = previous_window_ ? &*previous_window_ : nullptr;
+  inputs.first_loss = first_loss_;
+  if (options_.horizon_epochs > 0) {
+    const double in_epoch = train_samples_ > 0 ? static_cast<double>(epoch_samples_) / static_cast<double>(train_samples_) : 0.0;
+    inputs.budget_used = (epochs_done_ + std::min(1.0, in_epoch)) / options_.horizon_epochs;
+  }
+  inputs.accuracy = last_accuracy_;
   inputs.previous_accuracy = accuracy_before_last_;
-  inputs.rounds = last_rounds_;
-  inputs.epochs_done = epochs_done_;
-  inputs.horizon_epochs = options_.horizon_epochs;
   inputs.barrier_ms = barrier_ms_;
+  inputs.start_barrier_ms = start_barrier_ms_;
+  inputs.min_barrier_ms = min_barrier_ms_;
+  inputs.max_barrier_ms = max_barrier_ms_;
+  inputs.comm_ms = comm_ms_;
   inputs.batch_ms = batch_ms_;
+  inputs.start_batch_ms = start_batch_ms_;
   inputs.local_steps = local_steps_;
   inputs.max_local_steps = options_.max_local_steps;
+  inputs.last_action = last_action_;
   return build_state(inputs);
 }
 

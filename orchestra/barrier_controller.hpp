@@ -10,14 +10,26 @@
 //   training of the next epoch". Once a learned controller moves T (an attached BarrierAgent, or any
 //   call to move_barrier), T is its own and the heuristic only gave the start (3.1.3: "We obtain the
 //   preliminary synchronization barrier through the Load Balancing Controller, and finally, input it
-//   to the Barrier Controller for tuning"); tau_n still follows the re-estimated t_b^n every epoch.
+//   to the Barrier Controller for tuning"); tau_n still follows the re-estimated t_b^n.
 // - "fixed-t" (BarrierSource::Fixed): a given T for ablations; tau_n and the shares still adapt.
 //
-// Actions (3.1.3, "Action Space"): +1 / -1 / 0 move T by one unit. The default unit is the fastest
-// worker's probed batch time, fixed for the run, so +1 is one more local step for the fastest worker
-// whatever the model's speed ("by +1" in the paper, read in steps: docs/ARCHITECTURE.md "Reading the papers"). T is kept within
-// [min_n t_b^n, max_local_steps * min_n t_b^n]: below the fastest batch time every tau is already 1,
-// above the upper end the fastest worker's tau is already capped, so moves past them change nothing.
+// Decisions (3.1.3: "The agent will try to adjust this value at the beginning of each epoch"): with
+// `interval: epoch` (the paper, the default) an attached agent moves T at the first round of every
+// epoch; with `interval_rounds: K` at the first round of every epoch and every round whose global
+// index is a multiple of K, and t_b^n and C are then also re-estimated from each window of rounds,
+// so a worker that slows down mid-epoch shows in tau_n and in the state within K rounds.
+//
+// Actions (3.1.3, "Action Space"): +1 / -1 / 0. Additive (the paper's): T moves by one unit, by
+// default the fastest worker's probed batch time, so +1 is one more local step for the fastest
+// worker whatever the model's speed (docs/ARCHITECTURE.md "Reading the papers"). Multiplicative: T
+// is multiplied or divided by `factor`, so the few decisions of an episode can cross the barrier's
+// whole range (one unit per epoch moves T by at most 8 units in an 8-epoch episode). T stays within
+// [min_T, max_T], by default [min_n t_b^n, max_local_steps * max_n t_b^n] as probed at the start
+// (and, if given, within factors of the starting T):
+// below the fastest batch time every tau is already 1, above the upper end every tau is capped, so
+// moves past them change nothing. (Between max_local_steps * min_n t_b^n and the upper end the
+// fastest workers are capped and wait, but the slower ones still take more steps per average,
+// which pays on a cluster whose all-reduce dwarfs its steps.)
 #pragma once
 
 #include <cstdint>
@@ -43,6 +55,11 @@ enum class BarrierSource {
   Fixed,  // "fixed-t": fixed_barrier_ms
 };
 
+// When an attached agent decides, and how often t_b^n and C are re-estimated (see above).
+enum class DecisionInterval { Epoch, Rounds };
+// What an action does to T (see above).
+enum class BarrierMove { Additive, Multiplicative };
+
 struct BarrierControllerOptions {
   BarrierSource source = BarrierSource::Lcm;
   double fixed_barrier_ms = 0;   // T for BarrierSource::Fixed (> 0); ignored otherwise
@@ -59,7 +76,19 @@ struct BarrierControllerOptions {
   // experiments/registry/orchestra_options.hpp). C comes from ClusterView::allreduce_ms at start() and from
   // the measured rounds' comm_ms after every epoch.
   LcmObjective lcm_objective = LcmObjective::Idle;
-  double action_unit_ms = 0;     // ms per action step; 0: the fastest worker's probed batch time
+  double action_unit_ms = 0;     // Additive: ms per action step; 0: the fastest worker's probed batch time
+  BarrierMove move = BarrierMove::Additive;
+  double move_factor = 2.0;      // Multiplicative: T *= factor^action (> 1)
+  DecisionInterval interval = DecisionInterval::Epoch;
+  int interval_rounds = 1;       // Rounds: K
+  double min_barrier_ms = 0;     // bounds on T; 0: the defaults above
+  double max_barrier_ms = 0;
+  // Bounds relative to the starting T (LCM's T*): T within [min_x, max_x] times it as well (0: not
+  // used). A learned controller trained over many clusters is kept near the region where the
+  // heuristic's T* is informative: an episode that wanders to T = the fastest step (DSGD's
+  // hundreds of rounds per epoch) teaches nothing a bound would not.
+  double min_barrier_x_start = 0;
+  double max_barrier_x_start = 0;
   bool rerun_lcm_each_epoch = true;  // Lcm only: re-run the heuristic on measured times (see above)
   DataPartition partition = DataPartition::Speed;
   int probe_repetitions = 5;     // probes per worker at start(); their median is t_b^n
@@ -87,19 +116,27 @@ class BarrierController final : public env::BarrierPolicy {
   // partition from worker_steps / worker_busy_ms, re-runs the heuristic if it owns T, updates tau.
   void observe_epoch(const env::EpochReport& report) override;
 
-  // Moves T by action * unit (action in {-1, 0, +1}; anything else throws std::invalid_argument).
-  // Throws std::logic_error before start(). From then on the heuristic no longer sets T.
+  // Moves T by one action (in {-1, 0, +1}; anything else throws std::invalid_argument): by the
+  // unit, or by the factor, within the bounds. Throws std::logic_error before start(). From then on
+  // the heuristic no longer sets T.
   void move_barrier(int action);
+  // True when the round about to run starts a decision window (an attached agent is asked then).
+  bool decision_point(const env::PlanContext& context) const;
+  // True when the round just reported closes a decision window (the next one is a decision point).
+  bool closes_window(const env::RoundReport& report) const;
   // The learned controller consulted at every epoch start (nullptr detaches). While one is attached
   // the heuristic no longer sets T.
   void set_agent(std::shared_ptr<BarrierAgent> agent) { agent_ = std::move(agent); }
-  // The RL state (rl_state.hpp) after the latest finished epoch, with the current T and tau.
+  // The RL state (rl_state.hpp) after the latest closed window, with the current T and tau.
   std::vector<float> observation() const;
 
   std::string name() const;  // "orchestra-lcm" or "fixed-t"
   double barrier_ms() const { return barrier_ms_; }
   double comm_ms() const { return comm_ms_; }  // C used by the heuristic: the all-reduce per round
   double action_unit_ms() const { return unit_ms_; }
+  double start_barrier_ms() const { return start_barrier_ms_; }  // T at start(): LCM's T* or the fixed T
+  double min_barrier_ms() const { return min_barrier_ms_; }
+  double max_barrier_ms() const { return max_barrier_ms_; }
   const std::vector<int>& local_steps() const { return local_steps_; }
   const std::vector<double>& data_shares() const { return shares_; }  // sum to 1
   const std::vector<double>& batch_times_ms() const { return batch_ms_; }  // current t_b^n
@@ -112,6 +149,16 @@ class BarrierController final : public env::BarrierPolicy {
   void require_started(const char* what) const;
   void run_lcm();
   void update_local_steps();
+  void close_window();
+
+  // Compute time and steps per worker over full-batch rounds (observe_round says which count).
+  struct StepTimes {
+    std::vector<double> compute_ms;
+    std::vector<std::int64_t> steps;
+    void reset(std::size_t workers);
+    // t_b^n = compute / steps where something was measured; the others keep `estimate`.
+    void apply(std::vector<double>& estimate) const;
+  };
 
   BarrierControllerOptions options_;
   bool started_ = false;
@@ -122,18 +169,26 @@ class BarrierController final : public env::BarrierPolicy {
   std::vector<double> shares_;
   LcmResult lcm_;
   double barrier_ms_ = 0;
+  double start_barrier_ms_ = 0;
+  double min_barrier_ms_ = 0, max_barrier_ms_ = 0;
   double unit_ms_ = 0;
   double comm_ms_ = 0;
   std::vector<int> local_steps_;
   bool moved_ = false;
   std::shared_ptr<BarrierAgent> agent_;
 
-  // This epoch's measurements, and what the state keeps of the last finished epoch.
-  std::vector<double> epoch_compute_ms_;
-  std::vector<std::int64_t> epoch_steps_;
-  RoundSummary epoch_rounds_;
-  std::optional<env::EpochReport> last_epoch_;
-  RoundSummary last_rounds_;
+  std::int64_t train_samples_ = 0;
+  std::vector<double> start_batch_ms_;  // t_b^n as probed at start()
+  int last_action_ = 0;
+
+  // This epoch's and this window's measurements, and what the state keeps of the closed windows.
+  StepTimes epoch_times_, window_times_;
+  double window_comm_ms_ = 0, epoch_comm_ms_ = 0;
+  std::int64_t window_rounds_ = 0, epoch_rounds_ = 0;
+  std::int64_t epoch_samples_ = 0;
+  DecisionWindow window_;
+  std::optional<DecisionWindow> last_window_, previous_window_;
+  double first_loss_ = 0;
   double accuracy_before_last_ = 0;
   double last_accuracy_ = 0;
   int epochs_done_ = 0;

@@ -1,5 +1,6 @@
 // The barrier-tuning RL environment's contract, Gymnasium-style in C++ (Orchestra 3.1.3): one step
-// is one epoch of local-SGD training; the action moves the barrier T by -1, 0 or +1 units.
+// is one decision window of local-SGD training (an epoch, as in the paper, or K rounds); the action
+// moves the barrier T down, not at all, or up (by a unit or a factor).
 #pragma once
 
 #include <cstdint>
@@ -16,11 +17,13 @@ inline int index_of(BarrierAction a) { return static_cast<int>(a) + 1; }
 
 // What an episode step reports besides the observation (Gymnasium's `info`).
 struct StepInfo {
-  int epoch = 0;               // epochs done in this episode
+  int epoch = 0;               // epochs finished in this episode
+  std::int64_t rounds = 0;     // rounds run in this episode
   double barrier_ms = 0;       // T after the action
-  double epoch_ms = 0;         // simulated time of the epoch just run
+  double step_ms = 0;          // simulated time of the step just run
   double clock_ms = 0;         // simulated time since the episode started
-  double accuracy = 0;         // test accuracy after the epoch
+  double accuracy = 0;         // test accuracy at the latest evaluation (this step's if `evaluated`)
+  bool evaluated = false;      // the test accuracy was measured after this step
   double loss = 0;
   bool reached_target = false;
 };
@@ -32,7 +35,7 @@ struct ResetResult {
 
 struct StepResult {
   std::vector<float> observation;
-  double reward = 0;        // Orchestra Eq. 1: +1, -1 or 0
+  double reward = 0;        // Orchestra Eq. 1 (+1, -1 or 0), or minus the step's time
   bool terminated = false;  // reached the target accuracy
   bool truncated = false;   // ran out of the epoch or time budget
   StepInfo info;
@@ -43,8 +46,8 @@ class BarrierEnv {
   virtual ~BarrierEnv() = default;
   // Starts an episode with everything seeded from `seed`; T starts at the LCM heuristic's T*.
   virtual ResetResult reset(std::uint64_t seed) = 0;
-  // Runs one epoch after moving T; throws std::invalid_argument for an action outside {-1, 0, 1}
-  // or a step after the episode ended.
+  // Runs one decision window after moving T; throws std::invalid_argument for an action outside
+  // {-1, 0, 1} or a step after the episode ended.
   virtual StepResult step(int action) = 0;
   virtual int observation_size() const = 0;
 };

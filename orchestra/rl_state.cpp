@@ -10,122 +10,128 @@ namespace {
 
 using L = StateLayout;
 
-// 1e6 rounds saturate the sync-index feature: far beyond any run this toolkit makes.
-constexpr double kSyncIndexScale = 1e6;
+// 1000 rounds saturate the sync-index entry: an episode of the controller's task has tens to a few
+// hundred rounds.
+constexpr double kSyncIndexScale = 1000;
+// Six doublings (64x) span the barrier's range: the step cap is 64 local steps.
+constexpr double kDoublings = 6;
 
 double finite_or_zero(double value) { return std::isfinite(value) ? value : 0.0; }
 double clamp01(double value) { return std::clamp(finite_or_zero(value), 0.0, 1.0); }
-// Maps [0, inf) onto [0, 1) without a scale to choose: loss l -> l / (1 + l).
-double squash(double value) {
-  value = finite_or_zero(value);
-  return value <= 0 ? 0.0 : value / (1.0 + value);
-}
+double clamp11(double value) { return std::clamp(finite_or_zero(value), -1.0, 1.0); }
 double ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
+// log2(a / b) / kDoublings in [-1, 1]; 0 when either time is not positive.
+double doublings(double a, double b) { return a > 0 && b > 0 ? clamp11(std::log2(a / b) / kDoublings) : 0.0; }
 
 void validate(const StateInputs& in) {
   if (in.batch_ms.empty()) throw std::invalid_argument("build_state: no batch times (expected one per worker)");
   for (std::size_t n = 0; n < in.batch_ms.size(); ++n)
     if (!std::isfinite(in.batch_ms[n]) || in.batch_ms[n] <= 0)
-      throw std::invalid_argument("build_state: batch time of worker " + std::to_string(n) +
-                                  " must be positive, got " + std::to_string(in.batch_ms[n]));
+      throw std::invalid_argument("build_state: batch time of worker " + std::to_string(n) + " must be positive, got " +
+                                  std::to_string(in.batch_ms[n]));
+  if (in.start_batch_ms.size() != in.batch_ms.size())
+    throw std::invalid_argument("build_state: expected " + std::to_string(in.batch_ms.size()) + " start batch times, got " +
+                                std::to_string(in.start_batch_ms.size()));
   if (in.local_steps.size() != in.batch_ms.size())
-    throw std::invalid_argument("build_state: expected " + std::to_string(in.batch_ms.size()) +
-                                " planned local steps, got " + std::to_string(in.local_steps.size()));
-  if (in.max_local_steps < 1)
-    throw std::invalid_argument("build_state: max_local_steps must be >= 1, got " +
-                                std::to_string(in.max_local_steps));
-}
-
-// Per-worker features before they are put into slots.
-struct WorkerFeatures {
-  double local_index = 0;
-  double planned_steps = 0;
-  double waiting = 0;
-  double speed = 0;
-};
-
-template <typename T>
-double at_or_zero(const std::vector<T>& values, std::size_t n) {
-  return n < values.size() ? finite_or_zero(static_cast<double>(values[n])) : 0.0;
+    throw std::invalid_argument("build_state: expected " + std::to_string(in.batch_ms.size()) + " planned local steps, got " +
+                                std::to_string(in.local_steps.size()));
+  if (in.max_local_steps < 1) throw std::invalid_argument("build_state: max_local_steps must be >= 1, got " + std::to_string(in.max_local_steps));
+  for (double t : {in.barrier_ms, in.start_barrier_ms, in.min_barrier_ms, in.max_barrier_ms})
+    if (!std::isfinite(t) || t <= 0) throw std::invalid_argument("build_state: barrier times must be positive, got " + std::to_string(t));
 }
 
 }  // namespace
 
-void RoundSummary::add(const env::RoundReport& report) {
+void DecisionWindow::add(const env::RoundReport& report) {
+  const std::size_t n = report.workers.size();
+  if (busy_ms.size() != n) {
+    busy_ms.assign(n, 0.0);
+    idle_ms.assign(n, 0.0);
+    steps.assign(n, 0);
+  }
   ++rounds;
   global_rounds = std::max(global_rounds, report.round + 1);
+  elapsed_ms += finite_or_zero(report.round_ms);
   comm_ms += finite_or_zero(report.comm_ms);
+  std::int64_t round_steps = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    busy_ms[i] += finite_or_zero(report.workers[i].compute_ms);
+    idle_ms[i] += finite_or_zero(report.workers[i].idle_ms);
+    steps[i] += report.workers[i].local_steps;
+    samples += report.workers[i].samples;
+    round_steps += report.workers[i].local_steps;
+  }
+  if (std::isfinite(report.train_loss) && round_steps > 0) {
+    loss_sum += report.train_loss * static_cast<double>(round_steps);
+    loss_steps += round_steps;
+  }
+}
+
+double DecisionWindow::train_loss() const {
+  return loss_steps > 0 ? loss_sum / static_cast<double>(loss_steps) : std::numeric_limits<double>::quiet_NaN();
 }
 
 std::vector<float> build_state(const StateInputs& in) {
   validate(in);
-  const std::size_t n_workers = in.batch_ms.size();
-  const env::EpochReport* epoch = in.epoch;
   std::vector<float> state(L::kStateSize, 0.0f);
   const auto set = [&state](int index, double value) { state[static_cast<std::size_t>(index)] = static_cast<float>(value); };
-
-  const double fastest = *std::min_element(in.batch_ms.begin(), in.batch_ms.end());
-  double max_steps = 0;
-  if (epoch)
-    for (std::size_t n = 0; n < n_workers; ++n) max_steps = std::max(max_steps, at_or_zero(epoch->worker_steps, n));
+  const std::size_t n_workers = in.batch_ms.size();
+  const auto [fastest_it, slowest_it] = std::minmax_element(in.batch_ms.begin(), in.batch_ms.end());
+  const double fastest = *fastest_it, slowest = *slowest_it;
+  const auto [fewest, most] = std::minmax_element(in.local_steps.begin(), in.local_steps.end());
+  double mean_steps = 0;
+  for (int tau : in.local_steps) mean_steps += tau;
+  mean_steps /= static_cast<double>(n_workers);
 
   // (1) training progress
-  if (in.horizon_epochs > 0) set(L::kEpochProgress, clamp01(ratio(in.epochs_done, in.horizon_epochs)));
-  set(L::kGlobalSyncIndex,
-      clamp01(std::log1p(static_cast<double>(std::max<std::int64_t>(0, in.rounds.global_rounds))) /
-              std::log1p(kSyncIndexScale)));
-  std::vector<WorkerFeatures> workers(n_workers);
-  double busy_total = 0, idle_total = 0, waiting_max = 0;
-  for (std::size_t n = 0; n < n_workers; ++n) {
-    WorkerFeatures& w = workers[n];
-    w.planned_steps = clamp01(ratio(in.local_steps[n], in.max_local_steps));
-    w.speed = clamp01(fastest / in.batch_ms[n]);
-    if (!epoch) continue;
-    const double busy = at_or_zero(epoch->worker_busy_ms, n);
-    const double idle = at_or_zero(epoch->worker_idle_ms, n);
-    w.local_index = clamp01(ratio(at_or_zero(epoch->worker_steps, n), max_steps));
-    w.waiting = clamp01(ratio(idle, busy + idle));
-    busy_total += busy;
-    idle_total += idle;
-    waiting_max = std::max(waiting_max, w.waiting);
-  }
+  set(L::kBudgetUsed, clamp01(in.budget_used));
+  const std::int64_t rounds = in.window ? in.window->global_rounds : 0;
+  set(L::kGlobalSyncIndex, clamp01(std::log1p(static_cast<double>(std::max<std::int64_t>(0, rounds))) / std::log1p(kSyncIndexScale)));
+  set(L::kLocalStepsMean, clamp01(mean_steps / in.max_local_steps));
+  set(L::kLocalStepsSpread, clamp01(static_cast<double>(*most - *fewest) / in.max_local_steps));
 
-  if (epoch) {
-    set(L::kSyncRate, clamp01(ratio(static_cast<double>(epoch->rounds), max_steps)));
-    // (2) accuracy and loss
-    set(L::kAccuracy, clamp01(epoch->accuracy));
-    if (std::isfinite(epoch->accuracy) && std::isfinite(in.previous_accuracy))
-      set(L::kAccuracyChange, std::clamp(epoch->accuracy - in.previous_accuracy, -1.0, 1.0));
-    set(L::kTestLoss, squash(epoch->loss));
-    set(L::kTrainLoss, squash(epoch->train_loss));
-    // (3) waiting time
-    set(L::kWaitingMean, clamp01(ratio(idle_total, busy_total + idle_total)));
-    set(L::kWaitingMax, waiting_max);
-    set(L::kCommShare, clamp01(ratio(in.rounds.comm_ms, epoch->epoch_ms)));
-  }
-  set(L::kBarrier, clamp01(ratio(in.barrier_ms, in.max_local_steps * fastest)));
-  const std::size_t slots = std::min<std::size_t>(n_workers, L::kWorkerSlots);
-  set(L::kSlotResolution, ratio(L::kWorkerSlots, static_cast<double>(std::max<std::size_t>(n_workers, L::kWorkerSlots))));
+  // (2) accuracy and loss
+  set(L::kAccuracy, clamp01(in.accuracy));
+  if (std::isfinite(in.accuracy) && std::isfinite(in.previous_accuracy)) set(L::kAccuracyChange, clamp11(in.accuracy - in.previous_accuracy));
 
-  // Worker slots: one worker each, or the mean of a contiguous group when N > kWorkerSlots.
-  for (std::size_t s = 0; s < slots; ++s) {
-    const std::size_t begin = s * n_workers / slots;
-    const std::size_t end = (s + 1) * n_workers / slots;
-    WorkerFeatures mean;
-    for (std::size_t n = begin; n < end; ++n) {
-      mean.local_index += workers[n].local_index;
-      mean.planned_steps += workers[n].planned_steps;
-      mean.waiting += workers[n].waiting;
-      mean.speed += workers[n].speed;
+  if (const DecisionWindow* w = in.window) {
+    std::int64_t max_steps = 0;
+    double busy = 0, idle = 0, worst = 0;
+    for (std::size_t i = 0; i < w->busy_ms.size(); ++i) {
+      max_steps = std::max(max_steps, w->steps[i]);
+      busy += w->busy_ms[i];
+      idle += w->idle_ms[i];
+      worst = std::max(worst, ratio(w->idle_ms[i], w->busy_ms[i] + w->idle_ms[i]));
     }
-    const double count = static_cast<double>(end - begin);
-    const int slot = static_cast<int>(s);
-    set(L::slot(slot, L::kSlotPresent), 1.0);
-    set(L::slot(slot, L::kSlotLocalIndex), mean.local_index / count);
-    set(L::slot(slot, L::kSlotPlannedSteps), mean.planned_steps / count);
-    set(L::slot(slot, L::kSlotWaiting), mean.waiting / count);
-    set(L::slot(slot, L::kSlotSpeed), mean.speed / count);
+    set(L::kSyncRate, clamp01(ratio(static_cast<double>(w->rounds), static_cast<double>(max_steps))));
+    const double loss = w->train_loss();
+    if (std::isfinite(loss) && std::isfinite(in.first_loss) && in.first_loss > 0) set(L::kTrainLoss, std::clamp(loss / in.first_loss, 0.0, 2.0) / 2);
+    if (in.previous && std::isfinite(loss) && loss > 0) {
+      const double before = in.previous->train_loss();
+      if (std::isfinite(before) && before > 0) set(L::kLossTrend, clamp11(std::log2(loss / before)));
+    }
+    // (3) waiting
+    set(L::kWaitingMean, clamp01(ratio(idle, busy + idle)));
+    set(L::kWaitingMax, clamp01(worst));
+    set(L::kCommShareWindow, clamp01(ratio(w->comm_ms, w->elapsed_ms)));
   }
+
+  // (4) T against the cluster's own times
+  const double comm = std::max(0.0, finite_or_zero(in.comm_ms));
+  set(L::kCommShareAtBarrier, clamp01(comm / (comm + in.barrier_ms)));
+  set(L::kBarrierVsSlowest, doublings(in.barrier_ms, slowest));
+  set(L::kBarrierVsFastest, doublings(in.barrier_ms, fastest));
+  set(L::kBarrierVsComm, comm > 0 ? doublings(in.barrier_ms, comm) : 1.0);
+  set(L::kBarrierVsStart, doublings(in.barrier_ms, in.start_barrier_ms));
+  if (in.max_barrier_ms > in.min_barrier_ms)
+    set(L::kBarrierInBounds, clamp01(std::log(in.barrier_ms / in.min_barrier_ms) / std::log(in.max_barrier_ms / in.min_barrier_ms)));
+  set(L::kSpeedSpread, clamp01(fastest / slowest));
+  double slowdown = 0;
+  for (std::size_t i = 0; i < n_workers; ++i)
+    if (in.start_batch_ms[i] > 0) slowdown = std::max(slowdown, std::log2(in.batch_ms[i] / in.start_batch_ms[i]));
+  set(L::kSlowdown, clamp11(slowdown / 2));
+  set(L::kClusterSize, clamp01(std::log2(static_cast<double>(n_workers)) / kDoublings));
+  set(L::kLastAction, std::clamp(in.last_action, -1, 1));
   return state;
 }
 

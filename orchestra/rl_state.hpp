@@ -1,40 +1,51 @@
-// The Barrier Controller's state (Orchestra Sec. 3.1.3, "State Space"): (1) training progress — the
-// global synchronization index and each worker's local iteration index —, (2) accuracy or loss,
-// (3) time spent waiting for other workers. As a fixed-size float vector, every entry in [0, 1]
-// (accuracy change in [-1, 1]), so one network serves clusters of any size up to kWorkerSlots and
-// summarizes larger ones.
+// The Barrier Controller's state (Orchestra Sec. 3.1.3, "State Space": (1) training progress, the
+// global synchronization index and each worker's local iteration index, (2) accuracy or loss,
+// (3) time spent waiting for other workers), as a fixed-size float vector that one network can
+// read on a cluster of any size, speed and network.
 //
-// Layout (kStateSize = kGlobalFeatures + kWorkerSlots * kSlotFeatures = 12 + 16 * 5 = 92):
+// Every entry is scale-free: a ratio, a share, or a log2 ratio of two times of the same cluster,
+// so a cluster twice as fast, with twice the workers or a ten times slower network gives values
+// of the same range. There are no per-worker slots: worker-level quantities enter as their mean,
+// maximum or spread, so no entry depends on the order or the number of workers. What the decision
+// needs beyond the paper's three groups (4) is where T stands against the cluster's own times: the
+// communication's share of a round at the current T, T against the slowest and fastest step and
+// against the all-reduce, and whether a worker has slowed down since the start.
 //
-// | index      | feature               | value                                                   | 3.1.3 |
-// |------------|-----------------------|---------------------------------------------------------|-------|
-// | 0          | epoch progress        | epochs done / horizon, clamped to 1; 0 if no horizon     | (1)   |
-// | 1          | global sync index     | log(1 + rounds so far) / log(1 + 1e6), clamped to 1      | (1)   |
-// | 2          | sync rate             | rounds in the epoch / max_n local steps in it            | (1)   |
-// |            |                       | (1 = averaging after every step, i.e. DSGD)             |       |
-// | 3          | test accuracy         | as reported, in [0, 1]                                   | (2)   |
-// | 4          | accuracy change       | accuracy - previous accuracy, clamped to [-1, 1]         | (2)   |
-// | 5          | test loss             | loss / (1 + loss)                                        | (2)   |
-// | 6          | training loss         | loss / (1 + loss)                                        | (2)   |
-// | 7          | waiting, cluster      | sum_n idle_n / sum_n (busy_n + idle_n)                   | (3)   |
-// | 8          | waiting, worst worker | max_n idle_n / (busy_n + idle_n)                         | (3)   |
-// | 9          | communication share   | all-reduce time of the epoch / epoch time                |       |
-// | 10         | barrier T             | T / (max_local_steps * min_n t_b^n): 1 = the step cap    | action|
-// | 11         | slot resolution       | kWorkerSlots / max(N, kWorkerSlots): 1 = one worker each |       |
-// | 12 + 5 s   | slot s present        | 1 if slot s holds a worker (or a group), 0 = padding     |       |
-// | 12 + 5 s+1 | local iteration index | the epoch's local steps / max_n local steps              | (1)   |
-// | 12 + 5 s+2 | planned tau           | tau_n for the next epoch / max_local_steps               | (1)   |
-// | 12 + 5 s+3 | waiting               | idle_n / (busy_n + idle_n) in the epoch                  | (3)   |
-// | 12 + 5 s+4 | relative speed        | min_m t_b^m / t_b^n (1 = the fastest)                    |       |
+// The window: the rounds since the last decision (one epoch with `interval: epoch`, K rounds with
+// `interval_rounds: K`; barrier_controller.hpp).
 //
-// Slots: with N <= kWorkerSlots, worker n is slot n and the other slots are zeros. With more workers,
-// slot s holds the mean over workers [floor(s N / K), floor((s + 1) N / K)) in cluster order (K =
-// kWorkerSlots), so every worker counts and neighbours (usually one server) share a slot. 16 slots
-// fit the paper's largest cluster (cluster C: 16 GPUs). Before the first epoch and for values that
-// are NaN (timing-only mode has no accuracy or loss) the entry is 0.
+// | index | feature             | value                                                            | 3.1.3 |
+// |-------|---------------------|------------------------------------------------------------------|-------|
+// | 0     | budget used         | (epochs done + fraction of this epoch's samples) / horizon       | (1)   |
+// | 1     | global sync index   | log(1 + rounds so far) / log(1 + 1000), clamped to 1             | (1)   |
+// | 2     | local steps, mean   | mean_n tau_n / max_local_steps (the plan for the next window)    | (1)   |
+// | 3     | local steps, spread | (max_n tau_n - min_n tau_n) / max_local_steps                    | (1)   |
+// | 4     | sync rate           | rounds in the window / max_n local steps in it (1 = DSGD)        | (1)   |
+// | 5     | test accuracy       | after the last finished epoch (0 before the first)               | (2)   |
+// | 6     | accuracy change     | over the last finished epoch, clamped to [-1, 1]                 | (2)   |
+// | 7     | training loss       | window's mean training loss / the episode's first window's       | (2)   |
+// |       |                     | (clamped to [0, 2], halved: 0.5 = where training started)        |       |
+// | 8     | loss trend          | log2(window loss / previous window loss), clamped to [-1, 1]     | (2)   |
+// | 9     | waiting, cluster    | sum_n idle_n / sum_n (busy_n + idle_n) in the window             | (3)   |
+// | 10    | waiting, worst      | max_n idle_n / (busy_n + idle_n)                                 | (3)   |
+// | 11    | comm. share at T    | C / (C + T), C the all-reduce per round (measured, or modelled)  | (4)   |
+// | 12    | comm. share, window | all-reduce time / window time                                    | (4)   |
+// | 13    | T vs slowest step   | log2(T / max_n t_b^n) / 6, clamped to [-1, 1]                    | (4)   |
+// | 14    | T vs fastest step   | log2(T / min_n t_b^n) / 6, clamped to [-1, 1]                    | (4)   |
+// | 15    | T vs all-reduce     | log2(T / C) / 6, clamped to [-1, 1] (1 when C = 0)               | (4)   |
+// | 16    | T vs its start      | log2(T / T_start) / 6, clamped to [-1, 1] (T_start: LCM's T*)    | (4)   |
+// | 17    | T within bounds     | log(T / T_min) / log(T_max / T_min) (0 when T_max = T_min)       | (4)   |
+// | 18    | speed spread        | min_n t_b^n / max_n t_b^n (1 = a homogeneous cluster)            | (4)   |
+// | 19    | slowdown            | log2(max_n t_b^n(now) / t_b^n(start)) / 2, clamped to [-1, 1]    | (4)   |
+// | 20    | cluster size        | log2(N) / 6, clamped to 1                                        | (4)   |
+// | 21    | last action         | the previous move: -1, 0 or +1                                   |       |
+//
+// Before the first window (the observation at reset) the window entries (4, 7-10, 12) are 0 and
+// C is the cost model's estimate; NaN inputs (timing-only runs have no loss) give 0.
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "env/round_plan.hpp"
@@ -42,58 +53,70 @@
 namespace orchestra {
 
 struct StateLayout {
-  static constexpr int kWorkerSlots = 16;
-  static constexpr int kGlobalFeatures = 12;
-  static constexpr int kSlotFeatures = 5;
-  static constexpr int kStateSize = kGlobalFeatures + kWorkerSlots * kSlotFeatures;
+  static constexpr int kStateSize = 22;
 
-  static constexpr int kEpochProgress = 0;
+  static constexpr int kBudgetUsed = 0;
   static constexpr int kGlobalSyncIndex = 1;
-  static constexpr int kSyncRate = 2;
-  static constexpr int kAccuracy = 3;
-  static constexpr int kAccuracyChange = 4;
-  static constexpr int kTestLoss = 5;
-  static constexpr int kTrainLoss = 6;
-  static constexpr int kWaitingMean = 7;
-  static constexpr int kWaitingMax = 8;
-  static constexpr int kCommShare = 9;
-  static constexpr int kBarrier = 10;
-  static constexpr int kSlotResolution = 11;
-
-  static constexpr int kSlotPresent = 0;
-  static constexpr int kSlotLocalIndex = 1;
-  static constexpr int kSlotPlannedSteps = 2;
-  static constexpr int kSlotWaiting = 3;
-  static constexpr int kSlotSpeed = 4;
-
-  // Index of `feature` (one of kSlot*) of slot `slot`.
-  static constexpr int slot(int slot, int feature) { return kGlobalFeatures + slot * kSlotFeatures + feature; }
+  static constexpr int kLocalStepsMean = 2;
+  static constexpr int kLocalStepsSpread = 3;
+  static constexpr int kSyncRate = 4;
+  static constexpr int kAccuracy = 5;
+  static constexpr int kAccuracyChange = 6;
+  static constexpr int kTrainLoss = 7;
+  static constexpr int kLossTrend = 8;
+  static constexpr int kWaitingMean = 9;
+  static constexpr int kWaitingMax = 10;
+  static constexpr int kCommShareAtBarrier = 11;
+  static constexpr int kCommShareWindow = 12;
+  static constexpr int kBarrierVsSlowest = 13;
+  static constexpr int kBarrierVsFastest = 14;
+  static constexpr int kBarrierVsComm = 15;
+  static constexpr int kBarrierVsStart = 16;
+  static constexpr int kBarrierInBounds = 17;
+  static constexpr int kSpeedSpread = 18;
+  static constexpr int kSlowdown = 19;
+  static constexpr int kClusterSize = 20;
+  static constexpr int kLastAction = 21;
 };
 
-// What the state needs from an epoch's RoundReports that the EpochReport does not carry.
-struct RoundSummary {
-  std::int64_t rounds = 0;         // rounds added
-  std::int64_t global_rounds = 0;  // global sync index after the last round added (its round + 1)
+// What the controller measured over one decision window: the rounds since the last decision.
+struct DecisionWindow {
+  std::int64_t rounds = 0;
+  std::int64_t global_rounds = 0;  // global sync index after the window's last round (its round + 1)
+  double elapsed_ms = 0;           // sum of the rounds' round_ms
   double comm_ms = 0;              // sum of the rounds' all-reduce time
+  double loss_sum = 0;             // training loss summed over steps (loss * steps per round)
+  std::int64_t loss_steps = 0;
+  std::int64_t samples = 0;
+  std::vector<double> busy_ms, idle_ms;  // per worker
+  std::vector<std::int64_t> steps;       // local iterations per worker
 
   void add(const env::RoundReport& report);
+  // Mean training loss over the window's steps; NaN when none was reported.
+  double train_loss() const;
 };
 
 struct StateInputs {
-  const env::EpochReport* epoch = nullptr;  // the latest finished epoch; nullptr before the first
-  double previous_accuracy = 0;             // accuracy before that epoch (NaN if unknown)
-  RoundSummary rounds;                      // that epoch's rounds
-  int epochs_done = 0;
-  int horizon_epochs = 0;                   // episode length; 0 if unknown
-  double barrier_ms = 0;                    // T
-  std::vector<double> batch_ms;             // t_b^n, one per worker (defines N)
-  std::vector<int> local_steps;             // tau_n planned for the next epoch
-  int max_local_steps = 64;                 // the controller's cap on tau
+  const DecisionWindow* window = nullptr;    // the latest closed window; nullptr before the first
+  const DecisionWindow* previous = nullptr;  // the window before it (loss trend), or nullptr
+  double first_loss = std::numeric_limits<double>::quiet_NaN();  // the episode's first window's loss
+  double budget_used = 0;                    // in [0, 1]
+  double accuracy = std::numeric_limits<double>::quiet_NaN();           // after the last epoch
+  double previous_accuracy = std::numeric_limits<double>::quiet_NaN();  // after the one before
+  double barrier_ms = 0;                     // T now
+  double start_barrier_ms = 0;               // T at the start (LCM's T*, or the fixed T)
+  double min_barrier_ms = 0, max_barrier_ms = 0;  // the controller's bounds on T
+  double comm_ms = 0;                        // C: the all-reduce per round, >= 0
+  std::vector<double> batch_ms;              // t_b^n now, one per worker (defines N)
+  std::vector<double> start_batch_ms;        // t_b^n as probed at the start (same size)
+  std::vector<int> local_steps;              // tau_n planned for the next window
+  int max_local_steps = 64;
+  int last_action = 0;
 };
 
 // Builds the kStateSize vector described above. Throws std::invalid_argument when batch_ms is empty
-// or holds a non-positive time, when local_steps does not have one entry per worker, or when
-// max_local_steps < 1.
+// or holds a non-positive time, when start_batch_ms or local_steps do not have one entry per worker,
+// when a barrier time is not positive, or when max_local_steps < 1.
 std::vector<float> build_state(const StateInputs& inputs);
 
 }  // namespace orchestra

@@ -18,7 +18,7 @@ bool Perturbation::active_at(double time_s) const {
 }
 
 SimulatedCluster::SimulatedCluster(ClusterSpec spec, std::uint64_t seed)
-    : spec_(std::move(spec)), perturbations_of_(spec_.workers.size()), normals_(spec_.workers.size()) {
+    : spec_(std::move(spec)), perturbations_of_(spec_.workers.size()), normals_(spec_.workers.size()), trace_steps_(spec_.workers.size(), 0) {
   rngs_.reserve(spec_.workers.size());
   for (std::size_t i = 0; i < spec_.workers.size(); ++i) rngs_.emplace_back(derive_seed(seed, 1000 + i));
   for (const auto& p : spec_.perturbations)
@@ -27,8 +27,19 @@ SimulatedCluster::SimulatedCluster(ClusterSpec spec, std::uint64_t seed)
 
 double SimulatedCluster::step_ms(int worker, int batch, double now_ms) {
   if (batch <= 0) return 0.0;
+  const auto i = static_cast<std::size_t>(worker);
+  const WorkerSpec& w = spec_.workers[i];
+  return perturbed(worker, w.trace ? w.trace->step_ms(trace_steps_[i]++, batch) : w.time_model->eval(batch), now_ms);
+}
+
+double SimulatedCluster::probe_ms(int worker, int batch, double now_ms) {
+  if (batch <= 0) return 0.0;
+  return perturbed(worker, spec_.workers[static_cast<std::size_t>(worker)].time_model->eval(batch), now_ms);
+}
+
+double SimulatedCluster::perturbed(int worker, double base_ms, double now_ms) {
   const WorkerSpec& w = spec_.workers[static_cast<std::size_t>(worker)];
-  double ms = w.time_model->eval(batch);
+  double ms = base_ms;
   if (w.noise > 0) {
     // Log-normal with mean 1: exp(sigma z - sigma^2 / 2) never makes a step negative.
     const auto i = static_cast<std::size_t>(worker);

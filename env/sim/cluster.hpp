@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "env/sim/batch_time_model.hpp"
+#include "env/sim/step_trace.hpp"
 
 namespace env {
 
@@ -34,12 +35,25 @@ struct WorkerSpec {
   int max_batch = 1024;                              // B_lim: the largest batch its memory holds
   double noise = 0.0;  // sigma of the multiplicative log-normal noise on every step (mean 1)
   int server = 0;      // index into ClusterSpec::server_names
+  // Trace replay (step_trace.hpp): when set, training steps take the trace's times in order and
+  // time_model is the trace's fitted line, which probes use.
+  std::shared_ptr<const StepTrace> trace;
+};
+
+// What a real round costs besides compute and the all-reduce (`cluster.round_overhead`, fitted by
+// `orchestra calibrate`): the plan broadcast and the gathering of the workers' times, the
+// optimizer step after the all-reduce, and each step's data loading. A real run pays these on its
+// wall clock; a simulated one only where they are given here (0 by default).
+struct RoundOverhead {
+  double fixed_ms = 0;     // once per round, after the all-reduce
+  double per_step_ms = 0;  // on each worker's timeline, per local step (data loading), not counted as compute
 };
 
 struct ClusterSpec {
   std::vector<WorkerSpec> workers;
   std::vector<std::string> server_names;  // at least one
   std::vector<Perturbation> perturbations;
+  RoundOverhead overhead;
 
   int num_workers() const { return static_cast<int>(workers.size()); }
   int num_servers() const { return static_cast<int>(server_names.size()); }
@@ -52,8 +66,12 @@ class SimulatedCluster {
  public:
   SimulatedCluster(ClusterSpec spec, std::uint64_t seed);
 
-  // Compute time (ms) of one step of `batch` samples on `worker`, starting at `now_ms`.
+  // Compute time (ms) of one training step of `batch` samples on `worker`, starting at `now_ms`.
+  // A worker with a trace takes its next replayed time.
   double step_ms(int worker, int batch, double now_ms);
+  // The same for a profiling probe (LBB Alg. 1): from the time model, so that probes, which a
+  // recorded trace does not contain, leave the trace's order alone.
+  double probe_ms(int worker, int batch, double now_ms);
 
   const ClusterSpec& spec() const { return spec_; }
 
@@ -64,6 +82,9 @@ class SimulatedCluster {
   // One distribution per worker: std::normal_distribution caches every second draw, and a shared
   // one would hand one worker's draw to another.
   std::vector<std::normal_distribution<double>> normals_;
+  std::vector<std::size_t> trace_steps_;  // per worker: trace rows replayed so far
+
+  double perturbed(int worker, double base_ms, double now_ms);
 };
 
 // SplitMix64: derives independent seeds from one config seed (one seed drives everything).

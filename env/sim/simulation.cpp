@@ -21,7 +21,7 @@ Simulation::Simulation(SimulationSpec spec, std::uint64_t seed, TrainingHooks* h
 double Simulation::probe(int worker, int batch) {
   if (worker < 0 || worker >= spec_.cluster.num_workers()) throw common::PlanError("probe of worker " + std::to_string(worker) + " out of range");
   const auto i = static_cast<std::size_t>(worker);
-  const double ms = cluster_.step_ms(worker, batch, clock_ms_ + pending_probe_ms_[i]);
+  const double ms = cluster_.probe_ms(worker, batch, clock_ms_ + pending_probe_ms_[i]);
   pending_probe_ms_[i] += ms;  // workers profile in parallel; the slowest sets when training starts
   return ms;
 }
@@ -89,6 +89,7 @@ void Simulation::run_gradient_round(const RoundPlan& plan, RoundReport& report) 
 
   std::vector<IndexSpan> batches(n);
   std::vector<int> members;
+  std::vector<double> busy(n, 0.0);  // compute plus the step's data loading (RoundOverhead)
   double slowest = 0;
   for (std::size_t i = 0; i < n; ++i) {
     batches[i] = data_.take_stream(sizes[i]);
@@ -99,12 +100,13 @@ void Simulation::run_gradient_round(const RoundPlan& plan, RoundReport& report) 
     w.local_steps = 1;
     w.samples = w.batch_size;
     w.compute_ms = cluster_.step_ms(static_cast<int>(i), w.batch_size, clock_ms_);
-    slowest = std::max(slowest, w.compute_ms);
+    busy[i] = w.compute_ms + spec_.cluster.overhead.per_step_ms;
+    slowest = std::max(slowest, busy[i]);
   }
-  for (auto& w : report.workers) w.idle_ms = slowest - w.compute_ms;  // everyone waits for the slowest
+  for (std::size_t i = 0; i < n; ++i) report.workers[i].idle_ms = slowest - busy[i];  // everyone waits for the slowest
   if (hooks_) add_loss(hooks_->gradient_round(batches));
   report.comm_ms = members.empty() ? 0.0 : ring_allreduce_ms(static_cast<int>(members.size()), spec_.message_bytes, link_for(members));
-  report.clock_ms = clock_ms_ + slowest + report.comm_ms;
+  report.clock_ms = clock_ms_ + slowest + report.comm_ms + spec_.cluster.overhead.fixed_ms;
 }
 
 void Simulation::run_average_round(const RoundPlan& plan, RoundReport& report) {
@@ -130,7 +132,7 @@ void Simulation::run_average_round(const RoundPlan& plan, RoundReport& report) {
       for (std::int64_t s = first; s < std::min(first + chunk, steps[i]); ++s) {
         const IndexSpan batch = data_.take_shard(static_cast<int>(i), plan.workers[i].batch_size);
         const double ms = cluster_.step_ms(static_cast<int>(i), static_cast<int>(batch.size), now[i]);
-        now[i] += ms;
+        now[i] += ms + spec_.cluster.overhead.per_step_ms;
         stats.compute_ms += ms;
         stats.samples += static_cast<int>(batch.size);
         stats.batch_size = std::max(stats.batch_size, static_cast<int>(batch.size));
@@ -199,7 +201,7 @@ void Simulation::run_average_round(const RoundPlan& plan, RoundReport& report) {
     else
       hooks_->average(members, weights, everyone);
   }
-  report.clock_ms = barrier + report.comm_ms;
+  report.clock_ms = barrier + report.comm_ms + spec_.cluster.overhead.fixed_ms;
 }
 
 void Simulation::add_loss(double loss) {

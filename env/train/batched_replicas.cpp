@@ -8,6 +8,7 @@
 
 #include "env/sim/cluster.hpp"
 #include "env/train/replicas.hpp"
+#include "env/train/stacked_mlp.hpp"
 #include "env/train/stacked_models.hpp"
 
 namespace env {
@@ -32,6 +33,18 @@ void keep_large_blocks_in_heap() {
   });
 }
 
+// One replica's SGD step over `size` floats. Compiled for AVX-512, AVX2 and plain x86-64, picked
+// at load time: the build targets plain x86-64, and this pass over every parameter of every
+// stepping replica is memory-bound work that the wider registers halve.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void sgd_momentum_pass(float* __restrict p, float* __restrict m,
+                                                                                     const float* __restrict g, std::int64_t size,
+                                                                                     float lr, float mu, float wd) {
+  for (std::int64_t i = 0; i < size; ++i) {
+    m[i] = mu * m[i] + (g[i] + wd * p[i]);
+    p[i] -= lr * m[i];
+  }
+}
+
 }  // namespace
 
 BatchedReplicaSet::BatchedReplicaSet(const ModelSpec& model, const std::vector<std::int64_t>& input_shape, int classes,
@@ -49,56 +62,69 @@ BatchedReplicaSet::BatchedReplicaSet(const ModelSpec& model, const std::vector<s
   torch::NoGradGuard no_grad;
   for (const auto& p : eval_model_->parameters()) {
     const torch::Tensor replica = to_stacked_layout(p.detach());
-    params_.push_back(torch::stack(std::vector<torch::Tensor>(static_cast<std::size_t>(num_workers), replica)).requires_grad_(true));
+    params_.push_back(torch::stack(std::vector<torch::Tensor>(static_cast<std::size_t>(num_workers), replica)));
     momentum_.push_back(torch::zeros_like(params_.back()));
   }
   parameter_bytes_ = env::parameter_bytes(*eval_model_);
 }
 
-torch::Tensor BatchedReplicaSet::forward_backward(const std::vector<torch::Tensor>& params, const torch::Tensor& inputs,
-                                                  const torch::Tensor& targets, const torch::Tensor& sample_weights) {
-  for (auto& p : params_) p.mutable_grad() = torch::Tensor();
-  const torch::Tensor logits = stacked_forward(kind_, params, inputs);
-  const auto n = logits.size(0), batch = logits.size(1);
+std::vector<torch::Tensor> BatchedReplicaSet::rows_of(const std::vector<std::int64_t>& who) const {
+  // Views when the replicas are one contiguous range (every worker, or a slot's leading ones),
+  // otherwise copies: the forward only reads them, and sgd_update writes into params_ itself.
+  const auto count = static_cast<std::int64_t>(who.size());
+  const bool contiguous = who.back() - who.front() + 1 == count;
+  std::vector<torch::Tensor> rows;
+  if (contiguous) {
+    for (const auto& p : params_) rows.push_back(p.narrow(0, who.front(), count));
+    return rows;
+  }
+  const torch::Tensor chosen = torch::tensor(who, torch::kInt64).to(device_);
+  for (const auto& p : params_) rows.push_back(p.index_select(0, chosen));
+  return rows;
+}
+
+StackedGradients BatchedReplicaSet::gradients(const std::vector<torch::Tensor>& rows, const torch::Tensor& inputs,
+                                              const torch::Tensor& targets, const torch::Tensor& sample_weights) {
+  const auto n = inputs.size(0), batch = inputs.size(1);
+  if (kind_ == ModelKind::Mlp) return stacked_mlp_gradients(rows, inputs.reshape({n, batch, -1}), targets, sample_weights);
+  // Other stackable models through autograd, on leaves that share the rows' memory.
+  std::vector<torch::Tensor> leaves;
+  for (const auto& p : rows) leaves.push_back(p.detach().requires_grad_(true));
+  const torch::Tensor logits = stacked_forward(kind_, leaves, inputs);
   const torch::Tensor losses = torch::nn::functional::cross_entropy(
       logits.reshape({n * batch, logits.size(2)}), targets, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
   // Padding carries weight 0: its loss and its gradient are exactly zero.
   const torch::Tensor weighted = losses * sample_weights;
   weighted.sum().backward();
-  return weighted.detach().view({n, batch}).sum(1);
+  StackedGradients out;
+  out.losses = weighted.detach().view({n, batch}).sum(1);
+  for (const auto& leaf : leaves) out.grads.push_back(leaf.grad());
+  return out;
 }
 
-void BatchedReplicaSet::sgd_update(const std::vector<bool>& active) {
+void BatchedReplicaSet::sgd_update(const std::vector<std::int64_t>& who, const std::vector<torch::Tensor>& grads) {
   torch::NoGradGuard no_grad;
   const auto wd = static_cast<float>(optimizer_.weight_decay), mu = static_cast<float>(optimizer_.momentum),
              lr = static_cast<float>(optimizer_.lr);
   for (std::size_t k = 0; k < params_.size(); ++k) {
-    const torch::Tensor grad = params_[k].grad();
-    if (!grad.defined()) continue;
     if (device_.is_cpu()) {
       // torch::optim::SGD's arithmetic (d = g + wd p; buf = mu buf + d, which a zero buffer makes
-      // d at the first step; p = p - lr buf) in one pass per active replica instead of four passes
-      // over the whole stack; an idle replica's memory is not touched at all.
-      const torch::Tensor g = grad.contiguous();
+      // d at the first step; p = p - lr buf) in one pass per stepping replica instead of four
+      // passes over the whole stack; the other replicas' memory is not touched at all.
+      const torch::Tensor g = grads[k].contiguous();
       const std::int64_t size = params_[k].numel() / num_workers_;
-      for (int r = 0; r < num_workers_; ++r) {
-        if (!active[static_cast<std::size_t>(r)]) continue;
-        float* p = params_[k].data_ptr<float>() + r * size;
-        float* m = momentum_[k].data_ptr<float>() + r * size;
-        const float* d_g = g.data_ptr<float>() + r * size;
-        for (std::int64_t i = 0; i < size; ++i) {
-          m[i] = mu * m[i] + (d_g[i] + wd * p[i]);
-          p[i] -= lr * m[i];
-        }
-      }
+      for (std::size_t r = 0; r < who.size(); ++r)
+        sgd_momentum_pass(params_[k].data_ptr<float>() + who[r] * size, momentum_[k].data_ptr<float>() + who[r] * size,
+                          g.data_ptr<float>() + static_cast<std::int64_t>(r) * size, size, lr, mu, wd);
       continue;
     }
-    // Other devices: the same update as tensor operations, masked per replica.
-    std::vector<std::uint8_t> flags(active.begin(), active.end());
-    const torch::Tensor mask = per_replica(torch::tensor(flags, torch::kBool).to(device_), params_[k]);
-    const torch::Tensor d = grad.add(params_[k], optimizer_.weight_decay);
-    momentum_[k].copy_(torch::where(mask, momentum_[k].mul(optimizer_.momentum).add_(d), momentum_[k]));
-    params_[k].copy_(torch::where(mask, params_[k].add(momentum_[k], -optimizer_.lr), params_[k]));
+    // Other devices: the same update as tensor operations on the stepping rows.
+    const torch::Tensor index = torch::tensor(who, torch::kInt64).to(device_);
+    const torch::Tensor p = params_[k].index_select(0, index), m = momentum_[k].index_select(0, index);
+    m.mul_(optimizer_.momentum).add_(grads[k].add(p, optimizer_.weight_decay));
+    p.add_(m, -optimizer_.lr);
+    momentum_[k].index_copy_(0, index, m);
+    params_[k].index_copy_(0, index, p);
   }
 }
 
@@ -109,15 +135,12 @@ double BatchedReplicaSet::gradient_step(const Dataset& train, const std::vector<
   const auto total = static_cast<std::int64_t>(index.size());
   const torch::Tensor rows = torch::tensor(index, torch::kInt64).to(device_);
   const torch::Tensor inputs = train.images.index_select(0, rows).unsqueeze(0);
-  std::vector<torch::Tensor> first;
-  for (const auto& p : params_) first.push_back(p.narrow(0, 0, 1));
+  const std::vector<std::int64_t> shared{0};  // the shared model is replica 0 (ReplicaSet::gradient_step)
   const torch::Tensor weights = torch::full({total}, 1.0 / static_cast<double>(total), inputs.options());
-  const double loss = forward_backward(first, inputs, train.labels.index_select(0, rows), weights).item<double>();
-  std::vector<bool> active(static_cast<std::size_t>(num_workers_), false);
-  active[0] = true;  // the shared model is replica 0 (ReplicaSet::gradient_step)
-  sgd_update(active);
+  const StackedGradients g = gradients(rows_of(shared), inputs, train.labels.index_select(0, rows), weights);
+  sgd_update(shared, g.grads);
   others_stale_ = num_workers_ > 1;
-  return loss;
+  return g.losses.item<double>();
 }
 
 std::vector<double> BatchedReplicaSet::local_steps(const Dataset& train, const std::vector<std::vector<IndexSpan>>& batches) {
@@ -128,12 +151,10 @@ std::vector<double> BatchedReplicaSet::local_steps(const Dataset& train, const s
   for (const auto& b : batches) slots = std::max(slots, b.size());
   std::vector<std::vector<double>> losses(n);
   for (std::size_t s = 0; s < slots; ++s) {
-    std::vector<bool> active(n, false);
-    std::vector<std::int64_t> who;  // the workers with a step in this slot
+    std::vector<std::int64_t> who;  // the workers with a step in this slot, in order
     std::int64_t widest = 1;
     for (std::size_t i = 0; i < n; ++i)
       if (s < batches[i].size() && batches[i][s].size > 0) {
-        active[i] = true;
         who.push_back(static_cast<std::int64_t>(i));
         widest = std::max(widest, batches[i][s].size);
       }
@@ -151,19 +172,14 @@ std::vector<double> BatchedReplicaSet::local_steps(const Dataset& train, const s
     }
     // Only the replicas that step are computed: Orchestra's fast workers take several times the
     // slow ones' steps, and the tail of a round would otherwise compute idle replicas.
-    std::vector<torch::Tensor> stepping = params_;
-    if (who.size() < n) {
-      const torch::Tensor chosen = torch::tensor(who, torch::kInt64).to(device_);
-      for (auto& p : stepping) p = p.index_select(0, chosen);
-    }
     const torch::Tensor rows = torch::tensor(index, torch::kInt64).to(device_);
     const torch::Tensor inputs = train.images.index_select(0, rows);
     std::vector<std::int64_t> shape{static_cast<std::int64_t>(who.size()), widest};
     for (std::int64_t d = 1; d < inputs.dim(); ++d) shape.push_back(inputs.size(d));
-    const torch::Tensor step_losses =
-        forward_backward(stepping, inputs.view(shape), train.labels.index_select(0, rows), torch::tensor(weight).to(device_));
-    sgd_update(active);
-    const torch::Tensor on_cpu = step_losses.to(torch::kCPU, torch::kDouble);
+    const StackedGradients g =
+        gradients(rows_of(who), inputs.view(shape), train.labels.index_select(0, rows), torch::tensor(weight).to(device_));
+    sgd_update(who, g.grads);
+    const torch::Tensor on_cpu = g.losses.to(torch::kCPU, torch::kDouble);
     for (std::size_t r = 0; r < who.size(); ++r) losses[static_cast<std::size_t>(who[r])].push_back(on_cpu.data_ptr<double>()[r]);
   }
   std::vector<double> out;

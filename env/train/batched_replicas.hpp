@@ -18,6 +18,7 @@
 
 #include "env/train/global_update.hpp"
 #include "env/train/models.hpp"
+#include "env/train/stacked_mlp.hpp"
 #include "env/train/worker_replicas.hpp"
 
 namespace env {
@@ -43,14 +44,17 @@ class BatchedReplicaSet : public WorkerReplicas {
   double parameter_bytes() const override { return parameter_bytes_; }
 
  private:
-  // The forward/backward of one slot: inputs [n, B, ...], targets [n*B], per-sample loss weights
-  // [n*B] (1/B_i for worker i's samples, 0 for padding). Returns each replica's loss.
-  torch::Tensor forward_backward(const std::vector<torch::Tensor>& params, const torch::Tensor& inputs, const torch::Tensor& targets,
-                                 const torch::Tensor& sample_weights);
-  // SGD with momentum and weight decay as torch::optim::SGD computes it, on the replicas whose
-  // `active` entry is true; the others' parameters and momentum are left exactly as they were.
-  // Parameters are float32 (the models are built so).
-  void sgd_update(const std::vector<bool>& active);
+  // The stacked parameters of replicas `who` (ascending): views or copies, read-only.
+  std::vector<torch::Tensor> rows_of(const std::vector<std::int64_t>& who) const;
+  // The gradients of one slot for the replicas whose parameters are `rows`: inputs [n, B, ...],
+  // targets [n*B], per-sample loss weights [n*B] (1/B_i for worker i's samples, 0 for padding).
+  // The MLP's are written out (stacked_mlp.hpp); the CNN's come from autograd.
+  StackedGradients gradients(const std::vector<torch::Tensor>& rows, const torch::Tensor& inputs, const torch::Tensor& targets,
+                             const torch::Tensor& sample_weights);
+  // SGD with momentum and weight decay as torch::optim::SGD computes it, on replicas `who` with
+  // their gradients `grads` ([who.size(), ...] each); the others' parameters and momentum are left
+  // exactly as they were. Parameters are float32 (the models are built so).
+  void sgd_update(const std::vector<std::int64_t>& who, const std::vector<torch::Tensor>& grads);
   void make_all_equal_to_first();  // after gradient steps, before local steps
 
   ModelKind kind_;

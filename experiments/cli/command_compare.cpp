@@ -6,6 +6,7 @@
 #include "experiments/cli/cli_args.hpp"
 #include "experiments/cli/commands.hpp"
 #include "experiments/analysis/comparison.hpp"
+#include "experiments/analysis/fidelity.hpp"
 #include "experiments/analysis/seed_stats.hpp"
 #include "experiments/analysis/plots.hpp"
 #include "experiments/cli/result_story.hpp"
@@ -17,6 +18,7 @@ namespace experiments {
 namespace {
 
 const char* kCompareHelp = R"(usage: orchestra compare RESULTS_DIR... [--out DIR] [--plot] [--html] [--quiet]
+       orchestra compare REAL_DIR --sim SIM_DIR [--out DIR] [--quiet]
 
 Compares the policies of one or several runs of `orchestra run`. RESULTS_DIR is an experiment's
 folder (results/quickstart), one policy's folder, or a folder of experiments (results/). Prints,
@@ -36,6 +38,13 @@ seed-<N>) gives the summary over seeds instead: mean ± 95% CI and the paired sp
                  each policy's parameters, the resolved config, the toolkit's version); draws
                  the figures as --plot does
   --gnuplot PATH the gnuplot to run (default: gnuplot on PATH)
+  --sim SIM_DIR  the simulator's fidelity: REAL_DIR is a real run (orchestra launch), SIM_DIR its
+                 calibrated simulation (orchestra calibrate, then run). Prints per policy the real
+                 and simulated epoch time (each epoch's length on its run's clock: wall time
+                 training, or the cost model's; evaluation on neither) and time to target with
+                 the relative error, the mean absolute error over policies and epochs, and
+                 whether the policies rank the same by epoch time and by time to target. Writes
+                 DIR/fidelity.md (DIR: --out, default REAL_DIR)
   --quiet        print only errors
 
 example:
@@ -48,7 +57,7 @@ example:
 
 int command_compare(const Args& args) {
   std::vector<std::string> dirs;
-  std::string out_dir;
+  std::string out_dir, sim_dir;
   bool plot = false;
   bool html = false;
   bool quiet = false;
@@ -61,6 +70,8 @@ int command_compare(const Args& args) {
       return 0;
     } else if (a == "--out") {
       out_dir = value();
+    } else if (a == "--sim") {
+      sim_dir = value();
     } else if (a == "--plot") {
       plot = true;
     } else if (a == "--html") {
@@ -77,6 +88,17 @@ int command_compare(const Args& args) {
   }
   if (dirs.empty()) throw UsageError(std::string("compare needs at least one RESULTS_DIR\n") + kCompareHelp);
   if (out_dir.empty()) out_dir = dirs.size() == 1 ? dirs.front() : "comparison";
+  if (!sim_dir.empty()) {
+    if (dirs.size() != 1) throw UsageError("--sim compares one real run with its simulation: give one REAL_DIR");
+    if (plot || html) throw UsageError("--sim writes a table only; run compare --plot (or --html) on each folder for figures");
+    const std::vector<RunResults> real = read_results(dirs), sim = read_results({sim_dir});
+    if (real.size() != 1 || sim.size() != 1) throw UsageError("--sim needs one experiment's folder on each side");
+    const std::string table = fidelity_markdown(compare_fidelity(real.front(), sim.front()));
+    std::filesystem::create_directories(out_dir);
+    common::write_file_atomic(out_dir + "/fidelity.md", table);
+    if (!quiet) std::cout << table << "written: " << out_dir << "/fidelity.md\n";
+    return 0;
+  }
 
   const std::vector<RunResults> runs = read_results(dirs);
   plot = plot || html;  // the report holds every figure

@@ -137,7 +137,8 @@ agents::ParameterServerOptions server_options(const TrainConfig& config, const C
   if (f.agents) s.a3c.agents = *f.agents;
   if (f.updates) s.a3c.total_updates = *f.updates;
   s.observation_size = config.observation_size;
-  s.action_unit_ms = config.action_unit_ms;
+  s.control = config.control;
+  s.training = config.training_info;
   s.out_dir = f.out.empty() ? (std::filesystem::path("results") / config.name).string() : f.out;
   s.resume = f.resume;
   s.log = nullptr;  // the command gives it its progress reporter's log stream

@@ -11,6 +11,8 @@
 #include "common/errors.hpp"
 #include "common/limits.hpp"
 #include "common/yaml_reader.hpp"
+#include "env/sim/perturbation_trace.hpp"
+#include "env/sim/step_trace.hpp"
 
 namespace experiments {
 namespace {
@@ -49,9 +51,24 @@ env::ModelSpec read_model(common::YamlReader& r) {
   return m;
 }
 
+// A path in a config is relative to the config's folder.
+std::string relative_to_config(const std::string& config_file, const std::string& path) {
+  const std::filesystem::path p(path);
+  if (p.is_absolute()) return path;
+  return (std::filesystem::path(config_file).parent_path() / p).string();
+}
+
+// A worker whose time_model is a trace (env/sim/step_trace.hpp); read once every worker's name is known.
+struct PendingTrace {
+  std::size_t first_worker = 0, count = 0;
+  std::string path;
+  YAML::Node source;
+  std::string key_path;
+};
+
 std::shared_ptr<const env::BatchTimeModel> read_time_model(common::YamlReader& r, int max_batch) {
   const bool has_coefficients = r.has("coefficients"), has_points = r.has("points");
-  if (has_coefficients == has_points) r.fail(has_points ? "points" : "coefficients", "give exactly one of coefficients or points");
+  if (has_coefficients == has_points) r.fail(has_points ? "points" : "coefficients", "give exactly one of coefficients, points or trace");
   std::shared_ptr<const env::BatchTimeModel> model;
   if (has_coefficients) {
     const auto c = r.reals("coefficients", -kHuge, kHuge);
@@ -99,7 +116,7 @@ using common::kMaxWorkers;
 // (`count` on the server) the names start with the server's: node-3.gpu-0.
 void read_worker(const YAML::Node& node, const std::string& file, const std::string& path, const std::string& server,
                  const std::string& name_prefix, env::ClusterSpec& c, std::unordered_set<std::string>& names, nlohmann::json& out,
-                 ClusterMode mode) {
+                 ClusterMode mode, std::vector<PendingTrace>& traces) {
   common::YamlReader w(node, file, path);
   const std::string given_name = w.text("name", "");
   if (given_name.empty()) w.fail("name", "every worker needs a name");
@@ -116,8 +133,17 @@ void read_worker(const YAML::Node& node, const std::string& file, const std::str
   // Real runs measure their step times, so a time model is optional there; the placeholder (1 ms
   // per step) only feeds the simulated preflight.
   const bool placeholder = mode == ClusterMode::Real && !w.has("time_model");
-  if (!placeholder && !w.has("time_model")) w.fail("time_model", "required key is missing (coefficients: [a0, a1, ...] in ms, or points: [[batch, ms], ...])");
-  auto model = placeholder ? std::make_shared<const env::BatchTimeModel>(std::vector<double>{1.0}, max_batch) : read_time_model(tm, max_batch);
+  if (!placeholder && !w.has("time_model")) w.fail("time_model", "required key is missing (coefficients: [a0, a1, ...] in ms, points: [[batch, ms], ...], or trace: FILE.csv)");
+  const bool traced = tm.has("trace");
+  if (traced) {
+    if (tm.has("coefficients") || tm.has("points")) tm.fail("trace", "give exactly one of coefficients, points or trace");
+    const std::string trace = tm.text("trace", "");
+    if (trace.empty()) tm.fail("trace", "expected the path of a CSV file (columns clock_ms, batch, ms[, worker])");
+    tm.reject_unknown_keys();
+    traces.push_back({c.workers.size(), 0, relative_to_config(file, trace), tm.raw("trace"), tm.key_path("trace")});
+  }
+  // A traced worker's model is its trace's fitted line, set once the trace is read.
+  auto model = placeholder || traced ? std::make_shared<const env::BatchTimeModel>(std::vector<double>{1.0}, max_batch) : read_time_model(tm, max_batch);
   if (!placeholder) w.resolved()["time_model"] = tm.resolved();
   w.reject_unknown_keys();
   const int s = server_index(c, server_name);
@@ -131,10 +157,11 @@ void read_worker(const YAML::Node& node, const std::string& file, const std::str
     spec.server = s;
     c.workers.push_back(spec);
   }
+  if (traced) traces.back().count = static_cast<std::size_t>(count);
   out.push_back(w.resolved());
 }
 
-env::Perturbation read_perturbation(common::YamlReader r, const env::ClusterSpec& c) {
+env::Perturbation read_perturbation(common::YamlReader& r, const env::ClusterSpec& c) {
   env::Perturbation p;
   const std::string worker = r.text("worker", "");
   p.worker = -1;
@@ -154,8 +181,58 @@ env::Perturbation read_perturbation(common::YamlReader r, const env::ClusterSpec
   return p;
 }
 
+void read_traces(const std::vector<PendingTrace>& traces, env::ClusterSpec& c, const std::string& file) {
+  std::set<std::string> names;
+  for (const auto& w : c.workers) names.insert(w.name);
+  for (const auto& t : traces)
+    for (std::size_t k = t.first_worker; k < t.first_worker + t.count; ++k) {
+      env::WorkerSpec& w = c.workers[k];
+      try {
+        w.trace = std::make_shared<const env::StepTrace>(env::StepTrace::read(t.path, w.name, names));
+      } catch (const common::DataError& e) {
+        common::YamlReader::fail_at(t.source, file, t.key_path, e.what());
+      }
+      w.time_model = w.trace->model();
+    }
+}
+
+// `perturbations:` is a list of perturbations and {trace: FILE.csv} entries, or one {trace: FILE.csv}.
+void read_perturbations(common::YamlReader& r, env::ClusterSpec& c) {
+  const YAML::Node node = r.raw("perturbations");
+  if (!node || node.IsNull()) return;
+  std::vector<YAML::Node> entries;
+  if (node.IsMap()) {
+    entries.push_back(node);
+  } else if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i) entries.push_back(node[i]);
+  } else {
+    r.fail("perturbations", "expected a list of perturbations or {trace: FILE.csv}");
+  }
+  std::vector<std::string> names;
+  for (const auto& w : c.workers) names.push_back(w.name);
+  nlohmann::json resolved = nlohmann::json::array();
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const std::string path = r.key_path("perturbations") + (node.IsMap() ? "" : "[" + std::to_string(i) + "]");
+    common::YamlReader p(entries[i], r.file(), path);
+    if (p.has("trace")) {
+      const std::string trace = p.text("trace", "");
+      p.reject_unknown_keys();
+      try {
+        for (const auto& q : env::read_perturbation_trace(relative_to_config(r.file(), trace), names)) c.perturbations.push_back(q);
+      } catch (const common::DataError& e) {
+        p.fail("trace", e.what());
+      }
+    } else {
+      c.perturbations.push_back(read_perturbation(p, c));
+    }
+    resolved.push_back(p.resolved());
+  }
+  r.resolved()["perturbations"] = resolved;
+}
+
 env::ClusterSpec read_cluster(common::YamlReader& r, ClusterMode& mode, nlohmann::json& resolved_workers) {
   env::ClusterSpec c;
+  std::vector<PendingTrace> traces;
   mode = r.option("mode", ClusterMode::Simulated, {{"simulated", ClusterMode::Simulated}, {"real", ClusterMode::Real}});
   const auto servers = r.sequence("servers");
   const auto workers = r.sequence("workers");
@@ -175,15 +252,23 @@ env::ClusterSpec read_cluster(common::YamlReader& r, ClusterMode& mode, nlohmann
       if (!server_names.insert(name).second) sr.fail("name", "duplicate server name '" + name + "'");
       const std::string prefix = copies > 1 ? name + "." : "";
       for (std::size_t w = 0; w < list.size(); ++w)
-        read_worker(list[w], r.file(), path + ".workers[" + std::to_string(w) + "]", name, prefix, c, worker_names, resolved_workers, mode);
+        read_worker(list[w], r.file(), path + ".workers[" + std::to_string(w) + "]", name, prefix, c, worker_names, resolved_workers, mode, traces);
     }
     sr.reject_unknown_keys();
   }
   for (std::size_t w = 0; w < workers.size(); ++w)
-    read_worker(workers[w], r.file(), r.key_path("workers") + "[" + std::to_string(w) + "]", "", "", c, worker_names, resolved_workers, mode);
-  const auto perturbations = r.sequence("perturbations");
-  for (std::size_t i = 0; i < perturbations.size(); ++i)
-    c.perturbations.push_back(read_perturbation(common::YamlReader(perturbations[i], r.file(), r.key_path("perturbations") + "[" + std::to_string(i) + "]"), c));
+    read_worker(workers[w], r.file(), r.key_path("workers") + "[" + std::to_string(w) + "]", "", "", c, worker_names, resolved_workers, mode, traces);
+  read_traces(traces, c, r.file());
+  read_perturbations(r, c);
+  // What a real round pays besides compute and communication (env::RoundOverhead): a real run pays
+  // it on its own clock, so the key only belongs to simulated runs (orchestra calibrate writes it).
+  if (r.has("round_overhead") && mode == ClusterMode::Real)
+    r.fail("round_overhead", "a real run pays its own round overheads; this key models them in a simulated run");
+  common::YamlReader overhead = r.child("round_overhead");
+  c.overhead.fixed_ms = overhead.real("fixed_ms", 0.0, 0.0, kHuge);
+  c.overhead.per_step_ms = overhead.real("per_step_ms", 0.0, 0.0, kHuge);
+  overhead.reject_unknown_keys();
+  if (r.has("round_overhead")) r.resolved()["round_overhead"] = overhead.resolved();
   r.reject_unknown_keys();
   return c;
 }

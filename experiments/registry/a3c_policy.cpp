@@ -12,13 +12,16 @@
 
 namespace experiments {
 
+std::string pretrained_policy_path() { return ORCHESTRA_PRETRAINED_POLICY; }
+
 std::unique_ptr<env::BarrierPolicy> make_a3c_policy(common::YamlReader& r, const ExperimentConfig& config) {
-  if (!r.has("policy")) r.fail("policy", "required key is missing (the policy.pt written by orchestra train)");
-  std::string path = r.text("policy", "");
+  std::string path = r.text("policy", pretrained_policy_path());
   if (!std::filesystem::exists(path) && !std::filesystem::path(path).is_absolute()) {
     const auto beside = std::filesystem::path(config.file).parent_path() / path;
     if (std::filesystem::exists(beside)) path = beside.string();
   }
+  if (!r.has("policy") && !std::filesystem::exists(path))
+    r.fail("policy", "no policy: given and the pretrained policy " + path + " is missing (train one: orchestra train configs/a3c_general.yaml)");
   std::optional<agents::A3cPolicy> policy;
   try {
     policy.emplace(agents::A3cPolicy::load(path));
@@ -29,11 +32,12 @@ std::unique_ptr<env::BarrierPolicy> make_a3c_policy(common::YamlReader& r, const
     r.fail("policy", path + " was trained on observations of " + std::to_string(policy->observation_size()) +
                          " entries; the barrier controller's state has " +
                          std::to_string(orchestra::StateLayout::kStateSize) + " (was it trained on the toy environment?)");
-  const bool unit_given = r.has("unit_ms");
-  orchestra::BarrierControllerOptions options = read_barrier_options(r, orchestra::BarrierSource::Lcm, config);
-  // The network learned its moves in the training unit; a config that names another one wins.
-  if (!unit_given) options.action_unit_ms = policy->action_unit_ms();
-  r.resolved()["unit_ms"] = options.action_unit_ms;
+  r.resolved()["policy"] = path;
+  // The network learned its moves with the recorded move, unit or factor and interval; a key the
+  // config gives wins.
+  orchestra::BarrierControllerOptions recorded;
+  policy->control().apply_to(recorded);
+  const orchestra::BarrierControllerOptions options = read_barrier_options(r, orchestra::BarrierSource::Lcm, config, recorded);
   auto controller = std::make_unique<orchestra::BarrierController>(options);
   controller->set_agent(std::make_shared<agents::GreedyBarrierAgent>(std::move(*policy)));
   return controller;

@@ -2,8 +2,10 @@
 // T / t_b^n, speed partition, Eq. 2 averaging; the orchestra-lcm keys of orchestra_options.hpp)
 // whose T is then moved every epoch by a trained A3C network (3.1.3), greedily.
 //
-// Keys: policy: PATH (required; a policy.pt of `orchestra train`, relative to the config file's
-// folder unless absolute or found as given), and the orchestra-lcm keys.
+// Keys: policy: PATH (a policy.pt of `orchestra train`, relative to the config file's folder unless
+// absolute or found as given; default: the pretrained policy, pretrained/orchestra-a3c.pt), and the
+// orchestra-lcm keys; the move, unit or factor, interval and bounds default to the ones the policy
+// file records (what the network was trained with).
 #pragma once
 
 #include <memory>
@@ -17,6 +19,7 @@ namespace experiments {
 
 // Throws common::ConfigError (file:line: key) for a missing/unreadable policy file or one trained for
 // another observation size.
+std::string pretrained_policy_path();
 std::unique_ptr<env::BarrierPolicy> make_a3c_policy(common::YamlReader& r, const ExperimentConfig& config);
 
 // `orchestra-random`: the same controller with T moved by a uniformly random action each epoch

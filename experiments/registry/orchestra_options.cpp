@@ -38,9 +38,13 @@ std::vector<int> read_batch_sizes(common::YamlReader& r, const ExperimentConfig&
 
 orchestra::BarrierControllerOptions read_barrier_options(common::YamlReader& r, orchestra::BarrierSource source,
                                                          const ExperimentConfig& config) {
-  orchestra::BarrierControllerOptions o = source == orchestra::BarrierSource::Fixed
-                                              ? orchestra::BarrierControllerOptions::fixed_t(1.0)
-                                              : orchestra::BarrierControllerOptions::orchestra_lcm();
+  return read_barrier_options(r, source, config, orchestra::BarrierControllerOptions{});
+}
+
+orchestra::BarrierControllerOptions read_barrier_options(common::YamlReader& r, orchestra::BarrierSource source,
+                                                         const ExperimentConfig& config, orchestra::BarrierControllerOptions o) {
+  o.source = source;
+  if (source == orchestra::BarrierSource::Fixed) o.fixed_barrier_ms = 1.0;
   if (source == orchestra::BarrierSource::Fixed) {
     if (!r.has("T_ms")) r.fail("T_ms", "required key is missing (fixed-t needs the barrier T in ms, e.g. T_ms: 250)");
     o.fixed_barrier_ms = r.real("T_ms", 0.0, 0.0, kHuge, true);
@@ -49,6 +53,19 @@ orchestra::BarrierControllerOptions read_barrier_options(common::YamlReader& r, 
   o.max_step_spread = static_cast<int>(r.integer("M", o.max_step_spread, 0, kMaxSteps));
   o.max_local_steps = static_cast<int>(r.integer("max_local_steps", o.max_local_steps, 1, kMaxSteps));
   o.action_unit_ms = r.real("unit_ms", o.action_unit_ms, 0.0, kHuge);
+  o.move = r.option("move", o.move, {{"additive", orchestra::BarrierMove::Additive}, {"multiplicative", orchestra::BarrierMove::Multiplicative}});
+  o.move_factor = r.real("factor", o.move_factor, 1.0, 1e6, /*min_exclusive=*/true);
+  if (r.has("factor") && o.move != orchestra::BarrierMove::Multiplicative) r.fail("factor", "only a multiplicative move has a factor (move: multiplicative)");
+  if (r.has("unit_ms") && o.move != orchestra::BarrierMove::Additive) r.fail("unit_ms", "only an additive move has a unit (move: additive)");
+  o.interval = r.option("interval", o.interval, {{"epoch", orchestra::DecisionInterval::Epoch}, {"rounds", orchestra::DecisionInterval::Rounds}});
+  o.interval_rounds = static_cast<int>(r.integer("interval_rounds", o.interval_rounds, 1, kMaxSteps));
+  if (r.has("interval_rounds") && o.interval != orchestra::DecisionInterval::Rounds) r.fail("interval_rounds", "needs interval: rounds");
+  o.min_barrier_ms = r.real("min_T_ms", o.min_barrier_ms, 0.0, kHuge);
+  o.max_barrier_ms = r.real("max_T_ms", o.max_barrier_ms, 0.0, kHuge);
+  if (o.min_barrier_ms > 0 && o.max_barrier_ms > 0 && o.max_barrier_ms < o.min_barrier_ms) r.fail("max_T_ms", "must not be below min_T_ms");
+  o.min_barrier_x_start = r.real("min_T_x_start", o.min_barrier_x_start, 0.0, 1.0);
+  o.max_barrier_x_start = r.real("max_T_x_start", o.max_barrier_x_start, 0.0, 1e6);
+  if (o.max_barrier_x_start > 0 && o.max_barrier_x_start < 1) r.fail("max_T_x_start", "expected a factor >= 1 (0: none)");
   if (source == orchestra::BarrierSource::Lcm) {
     // Utilization by default: the literal idle rule picks tau = 2 / 1 and averages after every slow
     // step, DSGD's communication rate (see orchestra/lcm_heuristic.hpp); `objective: idle` keeps it.

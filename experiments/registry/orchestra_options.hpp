@@ -7,7 +7,15 @@
 //   batch_sizes: [..]       B_n per worker instead, one entry per worker in cluster order
 //   M: 8                    3.1.1's bound on max tau - min tau
 //   max_local_steps: 64     cap on every tau_n
-//   unit_ms: 0              ms per action step (0 = the fastest worker's probed batch time)
+//   move: additive          how an action moves T: additive (3.1.3: by unit_ms) or multiplicative (by factor)
+//   unit_ms: 0              additive: ms per action step (0 = the fastest worker's probed batch time)
+//   factor: 2               multiplicative: T times or divided by this (> 1)
+//   interval: epoch         when an agent decides and tau_n is re-estimated: every epoch (3.1.3), or
+//   interval_rounds: 1      with interval: rounds, every K rounds (and at every epoch's start)
+//   min_T_ms: 0             bounds on T (0: the fastest worker's batch time, and max_local_steps times the
+//   max_T_ms: 0             slowest one)
+//   min_T_x_start: 0        and within these factors of the starting T (0: none)
+//   max_T_x_start: 0
 //   objective: utilization  orchestra-lcm only: what T* minimizes, utilization ((t_W + C) / (T + C),
 //                           the all-reduce counted) or idle (3.1.1's t_W read literally); see
 //                           orchestra/lcm_heuristic.hpp for why utilization is the default here
@@ -29,6 +37,10 @@ namespace experiments {
 // fixed-t). Checks batch sizes against the cluster's max_batch. Throws common::ConfigError.
 orchestra::BarrierControllerOptions read_barrier_options(common::YamlReader& r, orchestra::BarrierSource source,
                                                          const ExperimentConfig& config);
+// The same keys on top of `defaults` (a trained policy's recorded move and interval, say): a key
+// the entry does not give keeps the default's value.
+orchestra::BarrierControllerOptions read_barrier_options(common::YamlReader& r, orchestra::BarrierSource source,
+                                                         const ExperimentConfig& config, orchestra::BarrierControllerOptions defaults);
 
 // The RL environment on the experiment's cluster, network, model, optimizer and data: one episode
 // is at most budget.epochs epochs (and budget.max_sim_seconds), terminated at budget.target_accuracy;

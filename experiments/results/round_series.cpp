@@ -14,18 +14,15 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-struct RoundTimes {
-  double comm_ms = kNaN, round_ms = kNaN, clock_ms = kNaN;
-};
-
-void add_round(RoundSeries& s, std::int64_t round, int epoch, double se, double barrier, const RoundTimes& times) {
+void add_round(RoundSeries& s, std::int64_t round, int epoch, double se, double barrier, double comm = kNaN, double length = kNaN,
+               double clock = kNaN) {
   s.round.push_back(round);
   s.epoch.push_back(epoch);
   s.straggler_effect.push_back(se);
   s.barrier_ms.push_back(barrier);
-  s.comm_ms.push_back(times.comm_ms);
-  s.round_ms.push_back(times.round_ms);
-  s.clock_ms.push_back(times.clock_ms);
+  s.comm_ms.push_back(comm);
+  s.round_ms.push_back(length);
+  s.clock_ms.push_back(clock);
   for (auto& w : s.workers) {
     w.compute_ms.push_back(kNaN);
     w.batch_size.push_back(kNaN);
@@ -58,9 +55,9 @@ RoundSeries read_rounds_csv(const std::string& path) {
   common::CsvReader csv(in, path);
   const auto round = csv.column("round"), epoch = csv.column("epoch"), name = csv.column("worker"),
              batch = csv.column("batch_size"), compute = csv.column("compute_ms"), se = csv.column("straggler_effect");
-  const auto steps = csv.find("local_steps"), barrier = csv.find("barrier_ms"), idle = csv.find("idle_ms"), comm = csv.find("comm_ms"),
-             length = csv.find("round_ms"), clock = csv.find("clock_ms");
-  const auto optional = [&](const std::optional<std::size_t>& column) { return column ? csv.number(*column) : kNaN; };
+  const auto steps = csv.find("local_steps"), barrier = csv.find("barrier_ms");
+  const auto idle = csv.find("idle_ms"), comm = csv.find("comm_ms"), length = csv.find("round_ms"), clock = csv.find("clock_ms");
+  const auto cell_or_nan = [&](const std::optional<std::size_t>& column) { return column ? csv.number(*column) : kNaN; };
   RoundSeries s;
   std::map<std::string, std::size_t> index;
   while (csv.next()) {
@@ -68,13 +65,13 @@ RoundSeries read_rounds_csv(const std::string& path) {
     if (!std::isfinite(r)) throw common::DataError(path + ":" + std::to_string(csv.line()) + ": round: expected a number");
     const auto round_id = static_cast<std::int64_t>(r);
     if (s.round.empty() || s.round.back() != round_id)
-      add_round(s, round_id, static_cast<int>(csv.number(epoch)), csv.number(se), optional(barrier),
-                RoundTimes{optional(comm), optional(length), optional(clock)});
+      add_round(s, round_id, static_cast<int>(csv.number(epoch)), csv.number(se), cell_or_nan(barrier), cell_or_nan(comm), cell_or_nan(length),
+                cell_or_nan(clock));
     WorkerSeries& w = worker(s, index, csv.cells()[name]);
     w.compute_ms.back() = csv.number(compute);
     w.batch_size.back() = csv.number(batch);
-    w.local_steps.back() = optional(steps);
-    w.idle_ms.back() = optional(idle);
+    w.local_steps.back() = cell_or_nan(steps);
+    w.idle_ms.back() = cell_or_nan(idle);
   }
   return s;
 }
@@ -84,7 +81,6 @@ RoundSeries read_iterations_csv(const std::string& path) {
   if (!in) throw common::DataError(path + ": cannot read");
   common::CsvReader csv(in, path);
   const auto round = csv.column("round"), se = csv.column("straggler_effect");
-  const auto clock = csv.find("clock_ms");
   // Workers are the names with both a <name>_batch and a <name>_ms column.
   struct Columns {
     std::size_t batch, ms;
@@ -104,9 +100,7 @@ RoundSeries read_iterations_csv(const std::string& path) {
   }
   if (s.workers.empty()) throw common::DataError(path + ": no worker columns (<name>_batch with <name>_ms)");
   while (csv.next()) {
-    RoundTimes times;
-    if (clock) times.clock_ms = csv.number(*clock);
-    add_round(s, static_cast<std::int64_t>(csv.number(round)), -1, csv.number(se), kNaN, times);
+    add_round(s, static_cast<std::int64_t>(csv.number(round)), -1, csv.number(se), kNaN);
     for (std::size_t i = 0; i < columns.size(); ++i) {
       s.workers[i].batch_size.back() = csv.number(columns[i].batch);
       s.workers[i].compute_ms.back() = csv.number(columns[i].ms);

@@ -15,7 +15,7 @@ struct WorkerSeries {
   std::vector<double> compute_ms;
   std::vector<double> batch_size;
   std::vector<double> local_steps;  // tau_n for Orchestra's policies
-  std::vector<double> idle_ms;      // waiting for the slowest at the barrier (NaN from iterations.csv)
+  std::vector<double> idle_ms;      // rounds.csv only (NaN from iterations.csv)
 };
 
 struct RoundSeries {
@@ -23,9 +23,11 @@ struct RoundSeries {
   std::vector<int> epoch;               // -1 where the file does not say (iterations.csv)
   std::vector<double> straggler_effect;
   std::vector<double> barrier_ms;       // T for Orchestra's policies; 0 or NaN for the others
-  std::vector<double> comm_ms;          // the round's communication (NaN from iterations.csv)
-  std::vector<double> round_ms;         // the round's length: slowest compute + communication (NaN from iterations.csv)
-  std::vector<double> clock_ms;         // the run's clock at the round's end
+  // rounds.csv only (NaN where the file does not have them): the round's communication, length
+  // and clock at its end, as the run's clock counted them (simulated, or wall time in real runs).
+  std::vector<double> comm_ms;
+  std::vector<double> round_ms;
+  std::vector<double> clock_ms;
   std::vector<WorkerSeries> workers;    // in the order they first appear
 };
 

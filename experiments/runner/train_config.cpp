@@ -1,5 +1,7 @@
 #include "experiments/runner/train_config.hpp"
 
+#include "experiments/runner/cluster_distribution_config.hpp"
+
 #include <filesystem>
 
 #include "agents/toy_barrier_env.hpp"
@@ -19,9 +21,12 @@ orchestra::LocalSgdBarrierEnvConfig env_config(const TrainConfig& config, const 
   const orchestra::BarrierControllerOptions controller = read_barrier_options(r, orchestra::BarrierSource::Lcm, exp);
   r.reject_unknown_keys();
   orchestra::LocalSgdBarrierEnvConfig c = barrier_env_config(exp, controller);
+  c.distribution = config.distribution;
   c.reward_record = config.reward_record;
   c.reward = config.reward;
-  c.time_reward_scale_s = config.time_reward_scale_s;
+  c.time_reward_rounds = config.time_reward_rounds;
+  c.eval_every_reference_rounds = config.eval_every_reference_rounds;
+  c.budget.max_reference_epochs = config.max_reference_epochs;
   return c;
 }
 
@@ -46,8 +51,11 @@ TrainConfig load_train_config(const std::string& path) {
   c.reward_record = top.option("reward_record", orchestra::RecordScope::Episode,
                                {{"episode", orchestra::RecordScope::Episode}, {"history", orchestra::RecordScope::History}});
   using Reward = orchestra::LocalSgdBarrierEnvConfig::Reward;
-  c.reward = top.option("reward", Reward::Eq1, {{"eq1", Reward::Eq1}, {"epoch_time", Reward::EpochTime}});
-  c.time_reward_scale_s = top.real("time_reward_scale_s", c.time_reward_scale_s, 0.0, 1e9, /*min_exclusive=*/true);
+  c.reward = top.option("reward", Reward::Eq1, {{"eq1", Reward::Eq1}, {"time", Reward::Time}});
+  c.time_reward_rounds = top.real("time_reward_rounds", c.time_reward_rounds, 0.0, 1e9, /*min_exclusive=*/true);
+  c.eval_every_reference_rounds = top.real("eval_every_reference_rounds", c.eval_every_reference_rounds, 0.0, 1e9);
+  c.max_reference_epochs = top.real("max_reference_epochs", c.max_reference_epochs, 0.0, 1e9);
+  if (top.has("clusters")) c.distribution = read_cluster_distribution(top.child("clusters"));
   const YAML::Node list = top.raw("experiments");
   if (list && !list.IsNull()) {
     if (!list.IsSequence()) top.fail("experiments", "expected a list of experiment config files");
@@ -61,13 +69,18 @@ TrainConfig load_train_config(const std::string& path) {
   }
   c.a3c = agents::read_a3c_options(top.raw("a3c"), path, "a3c");
   top.reject_unknown_keys();
+  c.training_info = {{"config", c.name},
+                     {"algorithm", "a3c"},
+                     {"environment", c.environment == TrainEnvironment::Toy ? "toy" : (c.distribution ? "cluster distribution" : "fixed clusters")},
+                     {"reward", c.reward == Reward::Time ? "time" : "eq1"},
+                     {"reward_record", c.reward_record == orchestra::RecordScope::History ? "history" : "episode"}};
   if (c.environment == TrainEnvironment::Toy) {
     c.observation_size = agents::ToyBarrierEnv::kObservationSize;
   } else {
     if (c.experiments.empty()) top.fail("experiments", "environment local-sgd needs at least one experiment config");
     for (std::size_t k = 0; k < c.experiments.size(); ++k) {
       const auto environment = env_config(c, c.experiments[k]);  // errors now, not in an agent
-      if (k == 0) c.action_unit_ms = environment.controller.action_unit_ms;
+      if (k == 0) c.control = agents::PolicyControl::of(environment.controller);
     }
     c.observation_size = orchestra::StateLayout::kStateSize;
   }

@@ -1,23 +1,36 @@
-// The config of `orchestra train` / `serve` / `agent` (configs/a3c_train.yaml): which environments
+// The config of `orchestra train` / `serve` / `agent` (configs/a3c_general.yaml): which environments
 // the A3C agents explore and the a3c: hyperparameters (agents/a3c_options.hpp).
 //
-//   name: a3c_train                 results/<name>/ by default
+//   name: a3c_general               results/<name>/ by default
 //   environment: local-sgd          local-sgd (orchestra::LocalSgdBarrierEnv) or toy (tests, smoke)
 //   experiments: [x.yaml, y.yaml]   local-sgd: experiment configs (paths relative to this file);
 //                                   agent k trains on experiments[k mod n] (Orchestra 3.1.3: agents
 //                                   "explore the different environments of different workers")
-//   controller: {M: 8, ...}         orchestra-lcm keys for the environment's controller
+//   clusters: {...}                 optional: a distribution of clusters (cluster_distribution_config.hpp);
+//                                   every episode then draws its cluster and network from it, and the
+//                                   experiments give only the workload (data, model, training, budget)
+//   controller: {move: multiplicative, interval: rounds, ...}   orchestra-lcm keys for the environment's
+//                                   controller; recorded in the policy file
+//   reward: time                    eq1 (Orchestra Eq. 1, the default) or time (minus the step's time)
+//   reward_record: episode          eq1's p* record: episode or history
+//   time_reward_rounds: 10          time: reference rounds per unit of reward
+//   eval_every_reference_rounds: 0  evaluate after every step (0), or once this much simulated time passed
+//   max_reference_epochs: 0         also end an episode after this many reference epochs of time (0: never)
 //   toy_step_ms: 0                  toy: sleep per step, standing in for an epoch's cost
 //   a3c: {...}                      agents/a3c_options.hpp
 #pragma once
 
 #include <yaml-cpp/yaml.h>
 
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "agents/a3c_options.hpp"
+#include "agents/policy_file.hpp"
+#include "orchestra/cluster_distribution.hpp"
 #include "common/errors.hpp"
 #include "orchestra/barrier_env.hpp"
 #include "orchestra/rl/local_sgd_barrier_env.hpp"
@@ -32,15 +45,16 @@ struct TrainConfig {
   std::string name = "a3c_train";
   TrainEnvironment environment = TrainEnvironment::LocalSgd;
   std::vector<std::string> experiments;  // resolved paths
+  std::optional<orchestra::ClusterDistribution> distribution;
   YAML::Node controller;                 // read against each experiment by make_training_env
   double toy_step_ms = 0;
-  // Eq. 1's p* record (orchestra/reward.hpp): "episode" (default) or "history".
   orchestra::RecordScope reward_record = orchestra::RecordScope::Episode;
-  // What the environment pays (orchestra/rl/local_sgd_barrier_env.hpp): "eq1" (default) or
-  // "epoch_time" (minus the epoch's simulated seconds / time_reward_scale_s).
   orchestra::LocalSgdBarrierEnvConfig::Reward reward = orchestra::LocalSgdBarrierEnvConfig::Reward::Eq1;
-  double time_reward_scale_s = 10.0;
-  double action_unit_ms = 0;  // the controller's unit_ms (0: each cluster's default), saved with the policy
+  double time_reward_rounds = 10.0;
+  double eval_every_reference_rounds = 0;  // 0: evaluate after every step (local_sgd_barrier_env.hpp)
+  double max_reference_epochs = 0;         // 0: only the experiments' epoch budget ends an episode
+  agents::PolicyControl control;           // how actions move T (the first experiment's), saved with the policy
+  std::map<std::string, std::string> training_info;  // config, environment, reward...: saved with the policy
   agents::A3cOptions a3c;
   int observation_size = 0;              // of the environment's state
 };

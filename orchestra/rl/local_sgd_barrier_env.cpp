@@ -17,14 +17,22 @@ void validate(const LocalSgdBarrierEnvConfig& c) {
     bad_config("training.timing_only",
                "the barrier-tuning environment needs test accuracy (the Eq. 1 reward and the target-accuracy "
                "termination); timing-only runs have none. Use the orchestra-lcm or fixed-t policy for timing studies");
-  if (c.cluster.num_workers() < 1) bad_config("cluster", "needs at least one worker");
+  if (c.distribution) {
+    validate(*c.distribution);
+  } else if (c.cluster.num_workers() < 1) {
+    bad_config("cluster", "needs at least one worker");
+  }
   if (c.global_batch < 1) bad_config("global_batch", "expected a positive integer, got " + std::to_string(c.global_batch));
   if (c.budget.max_epochs < 1)
     bad_config("budget.max_epochs", "expected an integer >= 1, got " + std::to_string(c.budget.max_epochs));
   if (!(std::isfinite(c.budget.max_sim_seconds) && c.budget.max_sim_seconds >= 0))
     bad_config("budget.max_sim_seconds", "expected seconds >= 0 (0 = no limit), got " + std::to_string(c.budget.max_sim_seconds));
-  if (!(std::isfinite(c.time_reward_scale_s) && c.time_reward_scale_s > 0))
-    bad_config("time_reward_scale_s", "expected seconds > 0, got " + std::to_string(c.time_reward_scale_s));
+  if (!(std::isfinite(c.budget.max_reference_epochs) && c.budget.max_reference_epochs >= 0))
+    bad_config("budget.max_reference_epochs", "expected a number >= 0 (0 = no limit), got " + std::to_string(c.budget.max_reference_epochs));
+  if (!(std::isfinite(c.eval_every_reference_rounds) && c.eval_every_reference_rounds >= 0))
+    bad_config("eval_every_reference_rounds", "expected a number >= 0, got " + std::to_string(c.eval_every_reference_rounds));
+  if (!(std::isfinite(c.time_reward_rounds) && c.time_reward_rounds > 0))
+    bad_config("time_reward_rounds", "expected a number > 0, got " + std::to_string(c.time_reward_rounds));
   if (!(c.budget.target_accuracy > 0 && c.budget.target_accuracy <= 1))
     bad_config("budget.target_accuracy", "expected a number in (0, 1], got " + std::to_string(c.budget.target_accuracy));
   BarrierController check(c.controller);  // its constructor validates the controller options
@@ -47,21 +55,38 @@ const BarrierController& LocalSgdBarrierEnv::controller() const {
 }
 
 ResetResult LocalSgdBarrierEnv::reset(std::uint64_t seed) {
+  cluster_ = config_.cluster;
+  network_ = config_.network;
+  if (config_.distribution) {
+    const std::int64_t samples = data_->train.size();
+    const DrawnCluster drawn = draw_cluster(*config_.distribution, env::derive_seed(seed, 23), config_.global_batch, samples);
+    cluster_ = drawn.cluster;
+    network_ = drawn.network;
+  }
   env::EnvSpec spec;
-  spec.simulation.cluster = config_.cluster;
-  spec.simulation.network = config_.network;
+  spec.simulation.cluster = cluster_;
+  spec.simulation.network = network_;
   spec.simulation.global_batch = config_.global_batch;
-  spec.simulation.message_bytes = config_.network.message_bytes;
+  spec.simulation.message_bytes = network_.message_bytes;
   spec.training = config_.training;
   spec.training.planned_epochs = config_.budget.max_epochs;  // the cosine schedule spans the episode
   env_ = std::make_unique<env::LocalSgdEnv>(spec, data_, seed, env::input_shape_of(config_.data));
 
   controller_.emplace(config_.controller);
   controller_->start(env_->view());
+  reference_round_ms_ = controller_->barrier_ms() + controller_->comm_ms();
+  double samples_per_round = 0;
+  for (std::size_t n = 0; n < controller_->local_steps().size(); ++n)
+    samples_per_round += static_cast<double>(controller_->local_steps()[n]) * controller_->batch_sizes()[n];
+  reference_epoch_ms_ = std::ceil(static_cast<double>(data_->train.size()) / std::max(1.0, samples_per_round)) * reference_round_ms_;
+  episode_start_ms_ = env_->clock_ms();
 
   const env::EvalResult untrained = env_->evaluate();
+  last_eval_ = untrained;
+  last_eval_ms_ = env_->clock_ms();
   reward_.reset(untrained.accuracy);
   last_reward_ = RewardResult{};
+  trainsteps_ = 0;
   epochs_ = 0;
   over_ = false;
 
@@ -78,44 +103,74 @@ ResetResult LocalSgdBarrierEnv::reset(std::uint64_t seed) {
 StepResult LocalSgdBarrierEnv::step(int action) {
   if (action < static_cast<int>(BarrierAction::Decrease) || action > static_cast<int>(BarrierAction::Increase))
     throw std::invalid_argument("orchestra RL environment: step(): action must be -1, 0 or +1 (decrease, keep or "
-                                "increase T by one unit), got " + std::to_string(action));
+                                "increase T), got " + std::to_string(action));
   if (!env_) throw std::logic_error("orchestra RL environment: step() before reset()");
   if (over_)
     throw std::invalid_argument("orchestra RL environment: step() after the episode ended (epoch " +
                                 std::to_string(epochs_) + "); call reset() first");
 
-  // 3.1.3: "The agent will try to adjust this value at the beginning of each epoch."
+  // 3.1.3: "The agent will try to adjust this value at the beginning of each epoch" (or window).
   controller_->move_barrier(action);
   const double barrier_ms = controller_->barrier_ms();
-  do {
+  const double start_ms = env_->clock_ms();
+  bool evaluated = false;
+  bool window_closed = false;
+  while (!window_closed) {
     env::PlanContext context;
     context.round = env_->rounds();
     context.epoch = env_->epoch();
     context.epoch_start = !env_->in_epoch();
     context.clock_ms = env_->clock_ms();
-    controller_->observe_round(env_->run_round(controller_->plan(context)));
-  } while (!env_->epoch_finished());
-  const env::EpochReport epoch = env_->finish_epoch();
-  controller_->observe_epoch(epoch);
-  ++epochs_;
-  last_reward_ = reward_.observe(epoch);
+    const env::RoundReport report = env_->run_round(controller_->plan(context));
+    for (const auto& w : report.workers) trainsteps_ += w.local_steps;
+    controller_->observe_round(report);
+    window_closed = controller_->closes_window(report);
+    if (report.epoch_end) {
+      const env::EpochReport epoch = env_->finish_epoch();
+      controller_->observe_epoch(epoch);
+      ++epochs_;
+      last_eval_ = {epoch.accuracy, epoch.loss};
+      evaluated = true;
+    }
+  }
+  const double step_ms = env_->clock_ms() - start_ms;
+  const bool out_of_epochs = epochs_ >= config_.budget.max_epochs;
+  const bool out_of_time = (config_.budget.max_sim_seconds > 0 && env_->clock_ms() >= config_.budget.max_sim_seconds * 1000.0) ||
+                           (config_.budget.max_reference_epochs > 0 &&
+                            env_->clock_ms() - episode_start_ms_ >= config_.budget.max_reference_epochs * reference_epoch_ms_);
+  const bool due = config_.eval_every_reference_rounds <= 0 ||
+                   env_->clock_ms() - last_eval_ms_ >= config_.eval_every_reference_rounds * reference_round_ms_;
+  if (!evaluated && (due || out_of_epochs || out_of_time)) {
+    last_eval_ = env_->evaluate();
+    evaluated = true;
+  }
+  last_reward_ = RewardResult{};
+  if (evaluated) {
+    // Eq. 1's p over the time since the previous evaluation.
+    last_reward_ = reward_.observe(last_eval_.accuracy, env_->clock_ms() - last_eval_ms_, static_cast<double>(trainsteps_));
+    last_eval_ms_ = env_->clock_ms();
+  }
 
   StepResult result;
   result.observation = controller_->observation();
-  result.reward = config_.reward == LocalSgdBarrierEnvConfig::Reward::EpochTime
-                      ? -epoch.epoch_ms / 1000.0 / config_.time_reward_scale_s
+  result.reward = config_.reward == LocalSgdBarrierEnvConfig::Reward::Time
+                      ? -step_ms / (config_.time_reward_rounds * reference_round_ms_)
                       : static_cast<double>(last_reward_.reward);
   result.info.epoch = epochs_;
+  result.info.rounds = env_->rounds();
   result.info.barrier_ms = barrier_ms;
-  result.info.epoch_ms = epoch.epoch_ms;
+  result.info.step_ms = step_ms;
   result.info.clock_ms = env_->clock_ms();
-  result.info.accuracy = epoch.accuracy;
-  result.info.loss = epoch.loss;
-  result.info.reached_target = epoch.accuracy >= config_.budget.target_accuracy;
+  result.info.accuracy = last_eval_.accuracy;
+  result.info.loss = last_eval_.loss;
+  result.info.evaluated = evaluated;
+  result.info.reached_target = evaluated && last_eval_.accuracy >= config_.budget.target_accuracy;
   result.terminated = result.info.reached_target;
-  const bool out_of_epochs = epochs_ >= config_.budget.max_epochs;
-  const bool out_of_time = config_.budget.max_sim_seconds > 0 && env_->clock_ms() >= config_.budget.max_sim_seconds * 1000.0;
   result.truncated = !result.terminated && (out_of_epochs || out_of_time);
+  // A miss costs the time it took once more: without it, ending the budget quickly at a barrier too
+  // large to learn (a few long rounds) would return more than reaching the target slowly.
+  if (result.truncated && config_.reward == LocalSgdBarrierEnvConfig::Reward::Time)
+    result.reward -= (env_->clock_ms() - episode_start_ms_) / (config_.time_reward_rounds * reference_round_ms_);
   over_ = result.terminated || result.truncated;
   return result;
 }

@@ -5,31 +5,38 @@
 //
 // An episode:
 // - reset(seed) builds a fresh LocalSgdEnv whose replicas, data order and step-time noise all come
-//   from `seed` (the datasets are loaded once, in the constructor, and shared by every episode), and
-//   a fresh controller, started on it: it probes every worker's batch time and sets T to the LCM
-//   heuristic's T* (3.1.1: "We obtain the preliminary synchronization barrier through the Load
-//   Balancing Controller, and finally, input it to the Barrier Controller for tuning").
-//   The observation before any epoch (rl_state.hpp layout): every epoch entry (progress, sync index
-//   and rate, accuracy and its change, losses, waiting, communication share) is 0; what is known is
-//   the barrier (entry 10), the slot resolution (11) and, per worker slot, "present", the planned
-//   tau_n at T* and the relative speed from the probes. info.accuracy and info.loss hold the
-//   untrained model's test accuracy and loss, the baseline of the first epoch's delta acc.
-// - step(action) moves T by the action (BarrierController::move_barrier: from then on T belongs to
-//   the agent, the heuristic does not reset it), runs one whole epoch (rounds until the epoch's data
-//   is used up, each one fed to the controller), evaluates, and pays the Eq. 1 reward
-//   (orchestra/reward.hpp: +1 / -1 / 0 against the best increment rate p* on record: by default the
-//   best of this episode, or with `reward_record` History the best of the same epoch in every
-//   earlier episode; 0 when there is no p* yet), or minus the epoch's time with `reward` EpochTime.
-// - terminated: the test accuracy after the epoch reached budget.target_accuracy.
+//   from `seed` (the datasets are loaded once, in the constructor, and shared by every episode) on
+//   the config's cluster, or, with a cluster distribution, on a cluster drawn from `seed`
+//   (cluster_distribution.hpp), and a fresh controller, started on it: it probes every worker's
+//   batch time and sets T to the LCM heuristic's T* (3.1.1: "We obtain the preliminary
+//   synchronization barrier through the Load Balancing Controller, and finally, input it to the
+//   Barrier Controller for tuning"). The observation (rl_state.hpp) knows the cluster's times, T
+//   and the planned tau_n; info.accuracy and info.loss hold the untrained model's test accuracy and
+//   loss, the baseline of the first step's delta acc.
+// - step(action) moves T by the action (BarrierController::move_barrier, additive or
+//   multiplicative as the controller's options say; from then on T belongs to the agent), runs the
+//   rounds of one decision window (an epoch, or K rounds: the controller's interval, cut short by
+//   an epoch's end), evaluates the test accuracy (every step, or with eval_every_reference_rounds
+//   only when that much simulated time has passed), and pays the reward:
+//     Eq1: Orchestra's +1 / -1 / 0 (orchestra/reward.hpp) on p = (delta acc / time) sqrt(trainstep)
+//          since the previous evaluation (0 on a step without one), against the best p on record: of this episode, or with `reward_record`
+//          History the best of the same step in every earlier episode; 0 when there is no p* yet;
+//     Time: minus the window's simulated time in units of time_reward_rounds reference rounds
+//          (the controller's starting T* plus the modelled all-reduce: one round of the LCM
+//          heuristic on this cluster), so an episode's undiscounted return is minus its time to
+//          the target in those units, comparable across clusters whose rounds take 50 ms or 5 s.
+// - terminated: the test accuracy after the step reached budget.target_accuracy.
 //   truncated: not terminated, and the episode has run budget.max_epochs epochs or its simulated
-//   clock has passed budget.max_sim_seconds. A step is always a whole epoch, so the epoch that
-//   crosses the time budget is finished (its reward needs an end-of-epoch accuracy); the clock
-//   counts the probing at the start too.
+//   clock has passed budget.max_sim_seconds (the clock counts the probing at the start too). The
+//   budget ends the episode for good (learners do not bootstrap past it), and with the Time reward
+//   the truncating step also pays the episode's time once more: a miss counts as twice its time,
+//   so that ending the budget fast at a barrier too large to learn never beats reaching the target.
+// The evaluation after every step is the run loop's with eval_every_rounds equal to the window, so
+// an episode's time to target is what `orchestra run` measures for the same controller.
 //
-// Timing-only mode (no gradients, no data) is rejected by the constructor: the Eq. 1 reward and the
-// target-accuracy termination both need test accuracy, and without it the trade-off T controls
-// (fewer averages vs. staler replicas) is invisible — throughput alone only says "raise T". Timing
-// studies of a given T belong to the fixed-t and orchestra-lcm policies, which do run timing-only.
+// Timing-only mode (no gradients, no data) is rejected by the constructor: both rewards' target and
+// Eq. 1's accuracy need test accuracy, and without it the trade-off T controls (fewer averages vs.
+// staler replicas) is invisible: throughput alone only says "raise T".
 #pragma once
 
 #include <cstdint>
@@ -40,6 +47,7 @@
 #include "env/train/local_sgd_env.hpp"
 #include "orchestra/barrier_controller.hpp"
 #include "orchestra/barrier_env.hpp"
+#include "orchestra/cluster_distribution.hpp"
 #include "orchestra/reward.hpp"
 
 namespace orchestra {
@@ -48,30 +56,38 @@ namespace orchestra {
 struct EpisodeBudget {
   int max_epochs = 10;             // truncate after this many epochs (>= 1)
   double max_sim_seconds = 0;      // and/or once the simulated clock passes this (0 = no limit)
+  // and/or once the episode has run this many reference epochs of simulated time (0 = no limit):
+  // the time an epoch takes at the starting T* (LCM's rounds per epoch times T* + C), a budget in
+  // the cluster's own time scale for training over clusters whose epochs take 1 s or 10 min.
+  double max_reference_epochs = 0;
   double target_accuracy = 0.85;   // terminate once the test accuracy reaches it, in (0, 1]
 };
 
 struct LocalSgdBarrierEnvConfig {
   env::ClusterSpec cluster;
   env::NetworkSpec network;        // network.message_bytes 0 = the trained model's size
+  // When set, every reset(seed) draws the cluster and the network from it instead (the two fields
+  // above are then unused).
+  std::optional<ClusterDistribution> distribution;
   env::TrainingSpec training;      // model, optimizer, lr schedule; timing_only must be false
   env::DataSpec data;
   int global_batch = 512;          // B; the controller's default B_n is B / N
   std::uint64_t data_seed = 1;     // seeds the data set (the synthetic one, a subset's order) once
   EpisodeBudget budget;
-  // LCM / data-partition / action-unit options. horizon_epochs 0 is replaced by budget.max_epochs
-  // (the state's progress entry); source Fixed starts every episode at fixed_barrier_ms instead.
+  // LCM / data-partition / action / decision-interval options. horizon_epochs 0 is replaced by
+  // budget.max_epochs (the state's budget entry); source Fixed starts at fixed_barrier_ms instead.
   BarrierControllerOptions controller = BarrierControllerOptions::orchestra_lcm();
   // Eq. 1's "historical record" p* (orchestra/reward.hpp RecordScope): Episode starts every episode
-  // without one; History keeps it across reset(), per epoch.
+  // without one; History keeps it across reset(), per step.
   RecordScope reward_record = RecordScope::Episode;
-  // What step() pays. Eq1: Orchestra's +1 / -1 / 0 (above). EpochTime: minus the epoch's simulated
-  // seconds over time_reward_scale_s, so an episode's undiscounted return is minus its time to the
-  // target (or to the budget) in those units: what the policy comparison measures. Eq. 1's sign
-  // carries too little for short episodes (configs/a3c_train.yaml says what was measured).
-  enum class Reward { Eq1, EpochTime };
+  enum class Reward { Eq1, Time };
   Reward reward = Reward::Eq1;
-  double time_reward_scale_s = 10.0;
+  double time_reward_rounds = 10.0;  // Time: reference rounds per unit of reward (> 0)
+  // 0: evaluate after every step. > 0: only once this many reference rounds of simulated time have
+  // passed since the last evaluation (and at every epoch's end and the budget's), so that an
+  // episode at a tiny T (hundreds of short rounds) does not spend its wall time evaluating: the
+  // target is then seen at most this late, which moves the time reward by at most as much.
+  double eval_every_reference_rounds = 0;
 };
 
 class LocalSgdBarrierEnv final : public BarrierEnv {
@@ -88,6 +104,8 @@ class LocalSgdBarrierEnv final : public BarrierEnv {
   int observation_size() const override { return StateLayout::kStateSize; }
 
   bool episode_over() const { return over_; }
+  const env::ClusterSpec& cluster() const { return cluster_; }  // this episode's (drawn) cluster
+  const env::NetworkSpec& network() const { return network_; }
   const BarrierController& controller() const;  // std::logic_error before reset()
   const LocalSgdBarrierEnvConfig& config() const { return config_; }
   const std::shared_ptr<const env::DatasetPair>& data() const { return data_; }
@@ -100,6 +118,14 @@ class LocalSgdBarrierEnv final : public BarrierEnv {
   std::optional<BarrierController> controller_;
   RewardTracker reward_;
   RewardResult last_reward_;
+  env::ClusterSpec cluster_;
+  env::NetworkSpec network_;
+  double reference_round_ms_ = 0;
+  double reference_epoch_ms_ = 0;
+  double episode_start_ms_ = 0;
+  env::EvalResult last_eval_;
+  double last_eval_ms_ = 0;
+  std::int64_t trainsteps_ = 0;
   int epochs_ = 0;
   bool over_ = false;
 };

@@ -104,11 +104,20 @@ std::vector<std::vector<float>> random_observations(int count, int size, std::ui
 TEST_CASE("a saved policy loads with the same weights and gives the same actions") {
   testing::TempDir dir;
   torch::manual_seed(3);
-  agents::A3cPolicy policy(agents::ActorCritic(agents::ActorCriticSpec{12, {16, 8}}), 42, 150.0);
+  agents::PolicyControl control;
+  control.move = orchestra::BarrierMove::Multiplicative;
+  control.factor = 1.5;
+  control.unit_ms = 150.0;
+  control.interval = orchestra::DecisionInterval::Rounds;
+  control.interval_rounds = 3;
+  control.min_barrier_ms = 20;
+  control.max_barrier_ms = 4000;
+  agents::A3cPolicy policy(agents::ActorCritic(agents::ActorCriticSpec{12, {16, 8}}), 42, control, {{"reward", "time"}, {"config", "x"}});
   policy.save(dir / "policy.pt");
   agents::A3cPolicy loaded = agents::A3cPolicy::load(dir / "policy.pt");
   CHECK(loaded.updates() == 42);
-  CHECK(loaded.action_unit_ms() == 150.0);
+  CHECK(loaded.control() == control);  // every controller option round-trips
+  CHECK(loaded.training() == std::map<std::string, std::string>{{"reward", "time"}, {"config", "x"}});
   CHECK(loaded.observation_size() == 12);
   CHECK(agents::flat_parameters(loaded.network()) == agents::flat_parameters(policy.network()));
   int moves = 0;

@@ -159,9 +159,13 @@ TEST_CASE("train, serve, agent and keygen reject bad input with one line") {
 TEST_CASE("orchestra-a3c deploys a policy file in orchestra run; a wrong file is a config error") {
   testing::TempDir dir;
   torch::manual_seed(2);
-  // Trained with T moving 7.5 ms per action: deployed with that unit unless the config names one.
-  agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{orchestra::StateLayout::kStateSize, {8}}), 0, 7.5)
-      .save(dir / "p.pt");
+  // Trained with T moving 7.5 ms per action, decided every 2 rounds: deployed so unless the config
+  // names another unit or interval.
+  agents::PolicyControl control;
+  control.unit_ms = 7.5;
+  control.interval = orchestra::DecisionInterval::Rounds;
+  control.interval_rounds = 2;
+  agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{orchestra::StateLayout::kStateSize, {8}}), 0, control).save(dir / "p.pt");
   agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{8, {8}})).save(dir / "toy.pt");
   const std::string experiment = R"(name: deploy
 seed: 5
@@ -195,10 +199,18 @@ policies:
   CHECK(r.exit_code == 0);
   CHECK(std::filesystem::exists(dir / "deploy/orchestra-a3c"));
   CHECK(std::filesystem::exists(dir / "deploy/orchestra-random"));
-  CHECK(testing::read_text(dir / "deploy/orchestra-a3c/config.json").find("\"unit_ms\": 7.5") != std::string::npos);
-  r = run_with("unit", "p.pt, unit_ms: 3");
+  const std::string deployed = testing::read_text(dir / "deploy/orchestra-a3c/config.json");
+  CHECK(deployed.find("\"unit_ms\": 7.5") != std::string::npos);
+  CHECK(deployed.find("\"interval_rounds\": 2") != std::string::npos);
+  r = run_with("unit", "p.pt, unit_ms: 3, interval: epoch");
   CHECK(r.exit_code == 0);
-  CHECK(testing::read_text(dir / "unit/orchestra-a3c/config.json").find("\"unit_ms\": 3") != std::string::npos);
+  const std::string overridden = testing::read_text(dir / "unit/orchestra-a3c/config.json");
+  CHECK(overridden.find("\"unit_ms\": 3") != std::string::npos);
+  CHECK(overridden.find("\"interval\": \"epoch\"") != std::string::npos);
+  // A move the policy was not trained with needs its own key: a factor on an additive policy is an error.
+  r = run_with("factor", "p.pt, factor: 2");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("policies[1].factor: only a multiplicative move has a factor") != std::string::npos);
   r = run_with("wrong", "toy.pt");
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("wrong.yaml:16: policies[1].policy:") != std::string::npos);

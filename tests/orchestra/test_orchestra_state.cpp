@@ -6,6 +6,7 @@
 
 #include "orchestra/rl_state.hpp"
 
+using orchestra::DecisionWindow;
 using orchestra::StateInputs;
 using L = orchestra::StateLayout;
 
@@ -15,129 +16,131 @@ float at(const std::vector<float>& s, int i) { return s[static_cast<std::size_t>
 
 StateInputs two_workers() {
   StateInputs in;
-  in.batch_ms = {10, 21};  // 2080 Ti and T4
-  in.local_steps = {2, 1};
+  in.batch_ms = {10, 20};  // 2080 Ti and T4 at their batch
+  in.start_batch_ms = {10, 20};
+  in.local_steps = {4, 2};
   in.max_local_steps = 64;
-  in.barrier_ms = 21;
+  in.barrier_ms = 40;
+  in.start_barrier_ms = 20;
+  in.min_barrier_ms = 10;
+  in.max_barrier_ms = 640;
+  in.comm_ms = 160;
   return in;
+}
+
+env::RoundReport round(std::int64_t index, double busy0, double busy1, double comm, double loss) {
+  env::RoundReport r;
+  r.round = index;
+  r.workers.resize(2);
+  r.workers[0] = {32, 4, 128, busy0, 0};
+  r.workers[1] = {32, 2, 64, busy1, busy0 - busy1};
+  r.comm_ms = comm;
+  r.round_ms = busy0 + comm;
+  r.train_loss = loss;
+  return r;
 }
 
 }  // namespace
 
-TEST_CASE("state layout: 12 global entries, then 16 slots of 5") {
-  CHECK(L::kStateSize == 92);
-  CHECK(L::slot(0, L::kSlotPresent) == 12);
-  CHECK(L::slot(1, L::kSlotPresent) == 17);
-  CHECK(L::slot(15, L::kSlotSpeed) == 91);
+TEST_CASE("state layout: 22 scale-free entries") { CHECK(L::kStateSize == 22); }
+
+TEST_CASE("decision window: sums a window's rounds, the loss weighted by steps") {
+  DecisionWindow w;
+  w.add(round(7, 40, 30, 160, 2.0));
+  w.add(round(8, 40, 20, 160, 1.0));
+  CHECK(w.rounds == 2);
+  CHECK(w.global_rounds == 9);
+  CHECK(w.elapsed_ms == doctest::Approx(400));
+  CHECK(w.comm_ms == doctest::Approx(320));
+  CHECK(w.busy_ms[0] == doctest::Approx(80));
+  CHECK(w.idle_ms[1] == doctest::Approx(30));
+  CHECK(w.steps[0] == 8);
+  CHECK(w.samples == 384);
+  CHECK(w.train_loss() == doctest::Approx(1.5));  // 6 steps at 2.0, 6 at 1.0
+  CHECK(std::isnan(DecisionWindow{}.train_loss()));
 }
 
-TEST_CASE("state after an epoch: progress, accuracy and loss, waiting, per-worker slots") {
-  env::EpochReport e;
-  e.rounds = 50;
-  e.worker_steps = {100, 50};
-  e.worker_busy_ms = {1000, 1050};
-  e.worker_idle_ms = {50, 0};
-  e.accuracy = 0.6;
-  e.loss = 1.0;
-  e.train_loss = 3.0;
-  e.epoch_ms = 1400;
+TEST_CASE("state after two windows: progress, loss and its trend, waiting, and T against the cluster's times") {
+  DecisionWindow previous, window;
+  previous.add(round(0, 40, 20, 160, 2.0));
+  window.add(round(1, 40, 20, 160, 1.0));
   StateInputs in = two_workers();
-  in.epoch = &e;
-  in.previous_accuracy = 0.5;
-  in.rounds.global_rounds = 150;
-  in.rounds.comm_ms = 250;
-  in.epochs_done = 3;
-  in.horizon_epochs = 10;
+  in.window = &window;
+  in.previous = &previous;
+  in.first_loss = 2.0;
+  in.budget_used = 0.25;
+  in.accuracy = 0.7;
+  in.previous_accuracy = 0.6;
+  in.last_action = 1;
+  in.batch_ms = {10, 40};  // the T4 has slowed to half its speed
+  in.local_steps = {4, 1};
 
   const auto s = orchestra::build_state(in);
-  REQUIRE(s.size() == 92);
-  CHECK(at(s, L::kEpochProgress) == doctest::Approx(0.3));
-  CHECK(at(s, L::kGlobalSyncIndex) == doctest::Approx(std::log(151.0) / std::log(1e6 + 1)));
-  CHECK(at(s, L::kSyncRate) == doctest::Approx(0.5));  // 50 rounds for 100 fast steps
-  CHECK(at(s, L::kAccuracy) == doctest::Approx(0.6));
+  REQUIRE(s.size() == 22);
+  CHECK(at(s, L::kBudgetUsed) == doctest::Approx(0.25));
+  CHECK(at(s, L::kGlobalSyncIndex) == doctest::Approx(std::log(3.0) / std::log(1001.0)));
+  CHECK(at(s, L::kLocalStepsMean) == doctest::Approx(2.5 / 64));
+  CHECK(at(s, L::kLocalStepsSpread) == doctest::Approx(3.0 / 64));
+  CHECK(at(s, L::kSyncRate) == doctest::Approx(1.0 / 4));  // one round for 4 steps of the fastest
+  CHECK(at(s, L::kAccuracy) == doctest::Approx(0.7));
   CHECK(at(s, L::kAccuracyChange) == doctest::Approx(0.1));
-  CHECK(at(s, L::kTestLoss) == doctest::Approx(0.5));
-  CHECK(at(s, L::kTrainLoss) == doctest::Approx(0.75));
-  CHECK(at(s, L::kWaitingMean) == doctest::Approx(50.0 / 2100.0));
-  CHECK(at(s, L::kWaitingMax) == doctest::Approx(50.0 / 1050.0));
-  CHECK(at(s, L::kCommShare) == doctest::Approx(250.0 / 1400.0));
-  CHECK(at(s, L::kBarrier) == doctest::Approx(21.0 / 640.0));
-  CHECK(at(s, L::kSlotResolution) == doctest::Approx(1));
-
-  CHECK(at(s, L::slot(0, L::kSlotPresent)) == 1);
-  CHECK(at(s, L::slot(0, L::kSlotLocalIndex)) == doctest::Approx(1));
-  CHECK(at(s, L::slot(0, L::kSlotPlannedSteps)) == doctest::Approx(2.0 / 64));
-  CHECK(at(s, L::slot(0, L::kSlotWaiting)) == doctest::Approx(50.0 / 1050.0));
-  CHECK(at(s, L::slot(0, L::kSlotSpeed)) == doctest::Approx(1));
-  CHECK(at(s, L::slot(1, L::kSlotPresent)) == 1);
-  CHECK(at(s, L::slot(1, L::kSlotLocalIndex)) == doctest::Approx(0.5));
-  CHECK(at(s, L::slot(1, L::kSlotPlannedSteps)) == doctest::Approx(1.0 / 64));
-  CHECK(at(s, L::slot(1, L::kSlotWaiting)) == 0);
-  CHECK(at(s, L::slot(1, L::kSlotSpeed)) == doctest::Approx(10.0 / 21.0));
-  for (int i = L::slot(2, 0); i < L::kStateSize; ++i) CHECK(at(s, i) == 0);  // padding
+  CHECK(at(s, L::kTrainLoss) == doctest::Approx(0.25));  // 1.0 / 2.0, halved
+  CHECK(at(s, L::kLossTrend) == doctest::Approx(-1.0));  // halved: log2(1/2)
+  CHECK(at(s, L::kWaitingMean) == doctest::Approx(20.0 / 80.0));
+  CHECK(at(s, L::kWaitingMax) == doctest::Approx(0.5));
+  CHECK(at(s, L::kCommShareAtBarrier) == doctest::Approx(160.0 / 200.0));
+  CHECK(at(s, L::kCommShareWindow) == doctest::Approx(160.0 / 200.0));
+  CHECK(at(s, L::kBarrierVsSlowest) == doctest::Approx(0.0));             // T = the slowest step
+  CHECK(at(s, L::kBarrierVsFastest) == doctest::Approx(2.0 / 6));         // two doublings
+  CHECK(at(s, L::kBarrierVsComm) == doctest::Approx(-2.0 / 6));           // a quarter of C
+  CHECK(at(s, L::kBarrierVsStart) == doctest::Approx(1.0 / 6));           // doubled since the start
+  CHECK(at(s, L::kBarrierInBounds) == doctest::Approx(std::log(4.0) / std::log(64.0)));
+  CHECK(at(s, L::kSpeedSpread) == doctest::Approx(0.25));
+  CHECK(at(s, L::kSlowdown) == doctest::Approx(0.5));  // log2(40 / 20) / 2
+  CHECK(at(s, L::kClusterSize) == doctest::Approx(1.0 / 6));
+  CHECK(at(s, L::kLastAction) == 1);
   for (float v : s) {
     CHECK(v >= -1.0f);
     CHECK(v <= 1.0f);
   }
 }
 
-TEST_CASE("state before the first epoch: only the plan and the cluster are known") {
+TEST_CASE("state is scale-free: a cluster ten times slower with a ten times slower network reads the same") {
+  DecisionWindow fast, slow;
+  fast.add(round(0, 40, 20, 160, 2.0));
+  slow.add(round(0, 400, 200, 1600, 2.0));
+  StateInputs a = two_workers(), b = two_workers();
+  a.window = &fast;
+  b.window = &slow;
+  for (StateInputs* in : {&a, &b}) in->first_loss = 2.0;
+  for (double* t : {&b.barrier_ms, &b.start_barrier_ms, &b.min_barrier_ms, &b.max_barrier_ms, &b.comm_ms}) *t *= 10;
+  for (auto& t : b.batch_ms) t *= 10;
+  for (auto& t : b.start_batch_ms) t *= 10;
+  const auto sa = orchestra::build_state(a), sb = orchestra::build_state(b);
+  for (int i = 0; i < L::kStateSize; ++i) CHECK(at(sa, i) == doctest::Approx(at(sb, i)));
+}
+
+TEST_CASE("state before the first window: only the cluster, T and the plan are known") {
   const auto s = orchestra::build_state(two_workers());
-  REQUIRE(s.size() == 92);
-  for (int i : {L::kEpochProgress, L::kGlobalSyncIndex, L::kSyncRate, L::kAccuracy, L::kAccuracyChange, L::kTestLoss,
-                L::kTrainLoss, L::kWaitingMean, L::kWaitingMax, L::kCommShare})
+  REQUIRE(s.size() == 22);
+  for (int i : {L::kBudgetUsed, L::kGlobalSyncIndex, L::kSyncRate, L::kAccuracy, L::kAccuracyChange, L::kTrainLoss, L::kLossTrend,
+                L::kWaitingMean, L::kWaitingMax, L::kCommShareWindow, L::kSlowdown, L::kLastAction})
     CHECK(at(s, i) == 0);
-  CHECK(at(s, L::kBarrier) == doctest::Approx(21.0 / 640.0));
-  CHECK(at(s, L::slot(1, L::kSlotPresent)) == 1);
-  CHECK(at(s, L::slot(1, L::kSlotLocalIndex)) == 0);
-  CHECK(at(s, L::slot(1, L::kSlotSpeed)) == doctest::Approx(10.0 / 21.0));
+  CHECK(at(s, L::kCommShareAtBarrier) == doctest::Approx(0.8));
+  CHECK(at(s, L::kBarrierVsStart) == doctest::Approx(1.0 / 6));
 }
 
-TEST_CASE("state in timing-only mode: NaN accuracy and loss read as 0") {
-  env::EpochReport e;
-  e.accuracy = std::nan("");
-  e.loss = std::nan("");
-  e.train_loss = std::nan("");
-  e.epoch_ms = 100;
+TEST_CASE("state: NaN losses (timing-only runs) and no communication read as 0 and T ahead of C") {
+  DecisionWindow w;
+  w.add(round(0, 40, 20, 0, std::nan("")));
   StateInputs in = two_workers();
-  in.epoch = &e;
-  in.previous_accuracy = std::nan("");
+  in.window = &w;
+  in.comm_ms = 0;
   const auto s = orchestra::build_state(in);
-  CHECK(at(s, L::kAccuracy) == 0);
-  CHECK(at(s, L::kAccuracyChange) == 0);
-  CHECK(at(s, L::kTestLoss) == 0);
   CHECK(at(s, L::kTrainLoss) == 0);
-}
-
-TEST_CASE("state with more workers than slots: contiguous groups are averaged") {
-  StateInputs in;
-  for (int n = 0; n < 40; ++n) {
-    in.batch_ms.push_back(n % 2 == 0 ? 10 : 20);  // speeds 1 and 0.5 alternate
-    in.local_steps.push_back(n % 2 == 0 ? 4 : 2);
-  }
-  in.max_local_steps = 8;
-  in.barrier_ms = 40;
-  const auto s = orchestra::build_state(in);
-  REQUIRE(s.size() == 92);
-  CHECK(at(s, L::kSlotResolution) == doctest::Approx(16.0 / 40.0));
-  // slot 0: workers 0, 1 (floor(40/16) = 2); slot 1: workers 2, 3, 4 (up to floor(80/16) = 5)
-  CHECK(at(s, L::slot(0, L::kSlotSpeed)) == doctest::Approx(0.75));
-  CHECK(at(s, L::slot(1, L::kSlotSpeed)) == doctest::Approx((1 + 0.5 + 1) / 3.0));
-  CHECK(at(s, L::slot(1, L::kSlotPlannedSteps)) == doctest::Approx((0.5 + 0.25 + 0.5) / 3.0));
-  for (int slot = 0; slot < L::kWorkerSlots; ++slot) CHECK(at(s, L::slot(slot, L::kSlotPresent)) == 1);
-}
-
-TEST_CASE("round summary: counts rounds, tracks the global sync index, sums communication") {
-  orchestra::RoundSummary summary;
-  env::RoundReport r;
-  r.round = 41;
-  r.comm_ms = 2.5;
-  summary.add(r);
-  r.round = 42;
-  summary.add(r);
-  CHECK(summary.rounds == 2);
-  CHECK(summary.global_rounds == 43);
-  CHECK(summary.comm_ms == doctest::Approx(5));
+  CHECK(at(s, L::kLossTrend) == 0);
+  CHECK(at(s, L::kCommShareAtBarrier) == 0);
+  CHECK(at(s, L::kBarrierVsComm) == 1);
 }
 
 TEST_CASE("state rejects inputs that do not describe a cluster") {
@@ -145,12 +148,17 @@ TEST_CASE("state rejects inputs that do not describe a cluster") {
   CHECK_THROWS_WITH_AS(orchestra::build_state(in), doctest::Contains("no batch times"), std::invalid_argument);
   in = two_workers();
   in.local_steps = {1};
-  CHECK_THROWS_WITH_AS(orchestra::build_state(in), doctest::Contains("expected 2 planned local steps, got 1"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(orchestra::build_state(in), doctest::Contains("expected 2 planned local steps, got 1"), std::invalid_argument);
+  in = two_workers();
+  in.start_batch_ms = {10};
+  CHECK_THROWS_WITH_AS(orchestra::build_state(in), doctest::Contains("start batch times"), std::invalid_argument);
   in = two_workers();
   in.batch_ms[1] = 0;
   CHECK_THROWS_AS(orchestra::build_state(in), std::invalid_argument);
   in = two_workers();
   in.max_local_steps = 0;
   CHECK_THROWS_AS(orchestra::build_state(in), std::invalid_argument);
+  in = two_workers();
+  in.min_barrier_ms = 0;
+  CHECK_THROWS_WITH_AS(orchestra::build_state(in), doctest::Contains("barrier times must be positive"), std::invalid_argument);
 }

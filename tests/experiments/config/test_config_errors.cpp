@@ -4,6 +4,7 @@
 #include "common/errors.hpp"
 #include "experiments/config/config.hpp"
 #include "experiments/registry/policy_registry.hpp"
+#include "test_helpers.hpp"
 
 using experiments::parse_config;
 
@@ -97,18 +98,44 @@ TEST_CASE("references to things that do not exist are rejected") {
   check_error(with("dataset: synthetic", "dataset: imagenet"), "data.dataset: expected one of fashion-mnist, mnist, cifar10, synthetic, got 'imagenet'");
 }
 
-TEST_CASE("the resolved config holds every section with its defaults filled in (what config.json and the HTML report show)") {
-  const auto config = parse_config(kValid, "x.yaml");
-  const auto& r = config.resolved;
-  CHECK(r["data"]["dataset"] == "synthetic");
-  CHECK(r["data"]["train_limit"] == 0);
-  CHECK(r["data"]["synthetic"]["side"] == 12);
-  CHECK(r["model"]["arch"] == "mlp");
-  CHECK(r["model"]["hidden"] == nlohmann::json::array({256, 128}));
-  CHECK(r["network"]["bandwidth_gbps"] == 1.0);
-  CHECK(r["network"]["message_mb"] == 0.0);
-  CHECK(r["cluster"]["mode"] == "simulated");
-  CHECK(r["cluster"]["workers"].size() == 2);
-  CHECK(r["training"]["global_batch"] == 8);
-  CHECK(r["runtime"]["threads"] == 1);
+TEST_CASE("the resolved config keeps every section a calibration reads back (data, model, network, perturbations)") {
+  const auto c = parse_config(with("policies:", "  perturbations:\n    - {worker: b, slowdown: 2}\npolicies:"), "x.yaml");
+  CHECK(c.resolved["data"]["dataset"] == "synthetic");
+  CHECK(c.resolved["model"]["arch"] == "mlp");
+  CHECK(c.resolved["network"].contains("bandwidth_gbps"));
+  REQUIRE(c.resolved["cluster"]["perturbations"].size() == 1);
+  CHECK(c.resolved["cluster"]["perturbations"][0]["slowdown"] == 2.0);
+}
+
+TEST_CASE("trace replay keys: time_model {trace}, perturbations {trace}, and their errors name the config line and the file's") {
+  testing::TempDir dir;
+  testing::write_text(dir / "a.csv", "clock_ms,batch,ms\n0,4,3\n5,4,3.5\n9,4,2.5\n");
+  testing::write_text(dir / "slow.csv", "time_s,worker,slowdown\n0,b,2\n1,b,1\n");
+  const std::string traced = with("{name: a, time_model: {coefficients: [1, 0.5]}, max_batch: 64}", "{name: a, time_model: {trace: a.csv}, max_batch: 64}");
+  const auto at = traced.find("policies:");
+  const std::string config = traced.substr(0, at) + "  perturbations: {trace: slow.csv}\n" + traced.substr(at);
+  // Paths are relative to the config's folder.
+  const auto c = parse_config(config, dir / "x.yaml");
+  REQUIRE(c.cluster.workers[0].trace);
+  CHECK(c.cluster.workers[0].trace->rows().size() == 3);
+  REQUIRE(c.cluster.perturbations.size() == 1);
+  CHECK(c.cluster.perturbations[0].end_s == 1.0);
+
+  testing::write_text(dir / "a.csv", "clock_ms,batch,ms\n0,4,3\n");
+  CHECK_THROWS_WITH_AS(parse_config(config, dir / "x.yaml"), doctest::Contains("x.yaml:10: cluster.workers[0].time_model.trace: "), common::ConfigError);
+  CHECK_THROWS_WITH_AS(parse_config(config, dir / "x.yaml"), doctest::Contains("a trace needs at least 2"), common::ConfigError);
+  testing::write_text(dir / "a.csv", "clock_ms,batch,ms\n0,4,3\n5,4,3.5\n");
+  testing::write_text(dir / "slow.csv", "time_s,worker,slowdown\n0,nobody,2\n1,b,1\n");
+  CHECK_THROWS_WITH_AS(parse_config(config, dir / "x.yaml"), doctest::Contains("cluster.perturbations.trace: "), common::ConfigError);
+  CHECK_THROWS_WITH_AS(parse_config(config, dir / "x.yaml"), doctest::Contains("slow.csv:2: worker: no worker named 'nobody'"), common::ConfigError);
+  check_error(with("{name: a, time_model: {coefficients: [1, 0.5]}, max_batch: 64}", "{name: a, time_model: {trace: a.csv, coefficients: [1]}, max_batch: 64}"),
+              "give exactly one of coefficients, points or trace");
+}
+
+TEST_CASE("round_overhead: simulated runs only, costs >= 0") {
+  const auto c = parse_config(with("policies:", "  round_overhead: {fixed_ms: 2.5, per_step_ms: 0.5}\npolicies:"), "x.yaml");
+  CHECK(c.cluster.overhead.fixed_ms == 2.5);
+  CHECK(c.cluster.overhead.per_step_ms == 0.5);
+  check_error(with("policies:", "  round_overhead: {fixed_ms: -1}\npolicies:"), "cluster.round_overhead.fixed_ms");
+  check_error(with("cluster:\n", "cluster:\n  mode: real\n  round_overhead: {fixed_ms: 1}\n"), "a real run pays its own round overheads");
 }

@@ -50,38 +50,51 @@ bool all_finite(const std::vector<float>& v) {
 
 float entry(const std::vector<float>& s, int i) { return s[static_cast<std::size_t>(i)]; }
 
+// What one action does to T under the controller's options: one unit or one factor, within bounds.
+double moved(const orchestra::BarrierController& c, double barrier, int action) {
+  const auto& o = c.options();
+  const double next = o.move == orchestra::BarrierMove::Multiplicative ? barrier * std::pow(o.move_factor, action)
+                                                                         : barrier + action * c.action_unit_ms();
+  return std::clamp(next, c.min_barrier_ms(), c.max_barrier_ms());
+}
+
 // Drives one episode with `choose` picking each action from the observation; checks the contract
-// at every step and returns the steps taken.
+// at every step (T's move, the window's length, the Eq. 1 reward, the clock) and returns the steps.
 template <typename Choose>
 std::vector<orchestra::StepResult> run_episode(LocalSgdBarrierEnv& environment, std::uint64_t seed, Choose choose) {
   const orchestra::ResetResult start = environment.reset(seed);
   REQUIRE(static_cast<int>(start.observation.size()) == environment.observation_size());
-  const double unit = environment.controller().action_unit_ms();
-  const int cap = environment.controller().options().max_local_steps;
+  const auto& options = environment.controller().options();
   double barrier = start.info.barrier_ms;
   double best_p = -INFINITY;
   std::vector<orchestra::StepResult> steps;
   std::vector<float> observation = start.observation;
   while (!environment.episode_over()) {
     const int action = choose(observation);
-    // T moves by one unit, clamped to [fastest t_b, max_local_steps * fastest t_b] at the time of
-    // the move (the controller's rule; t_b is re-estimated after every epoch).
-    const auto& batch_ms = environment.controller().batch_times_ms();
-    const double fastest = *std::min_element(batch_ms.begin(), batch_ms.end());
-    const double expected = std::clamp(barrier + action * unit, fastest, cap * fastest);
+    const double expected = moved(environment.controller(), barrier, action);
+    const std::int64_t rounds_before = steps.empty() ? 0 : steps.back().info.rounds;
+    const int epochs_before = steps.empty() ? 0 : steps.back().info.epoch;
     const orchestra::StepResult step = environment.step(action);
     CHECK(step.info.barrier_ms == doctest::Approx(expected));
-    CHECK(step.info.epoch == static_cast<int>(steps.size()) + 1);
-    CHECK(step.info.epoch_ms > 0);
+    // A step is one window: an epoch, or K rounds cut short by an epoch's end.
+    if (options.interval == orchestra::DecisionInterval::Epoch) {
+      CHECK(step.info.epoch == epochs_before + 1);
+    } else {
+      const std::int64_t ran = step.info.rounds - rounds_before;
+      CHECK(ran >= 1);
+      CHECK(ran <= options.interval_rounds);
+      CHECK((step.info.rounds % options.interval_rounds == 0 || step.info.epoch == epochs_before + 1));
+    }
+    CHECK(step.info.step_ms > 0);
     CHECK(static_cast<int>(step.observation.size()) == L::kStateSize);
     CHECK(all_finite(step.observation));
-    CHECK(entry(step.observation, L::kAccuracy) == doctest::Approx(step.info.accuracy));
-    // Eq. 1: 0 on the first epoch, then +1 / -1 / 0 as p beats, misses or ties the best p so far.
+    CHECK(entry(step.observation, L::kLastAction) == action);
+    // Eq. 1: 0 on the first step, then +1 / -1 / 0 as p beats, misses or ties the best p so far.
     const double p = environment.last_reward().p;
     const double expected_reward = steps.empty() ? 0.0 : (p > best_p ? 1.0 : (p < best_p ? -1.0 : 0.0));
     CHECK(step.reward == expected_reward);
     best_p = std::max(best_p, p);
-    CHECK(step.info.clock_ms >= (steps.empty() ? start.info.clock_ms : steps.back().info.clock_ms) + step.info.epoch_ms);
+    CHECK(step.info.clock_ms == doctest::Approx((steps.empty() ? start.info.clock_ms : steps.back().info.clock_ms) + step.info.step_ms));
     barrier = step.info.barrier_ms;
     observation = step.observation;
     steps.push_back(step);
@@ -113,12 +126,12 @@ TEST_CASE("RL env: different seeds give different observations") {
   const auto b = environment.reset(2);
   // The probes' noise differs, so do the measured relative speeds.
   CHECK(a.observation != b.observation);
-  CHECK(entry(a.observation, L::slot(1, L::kSlotSpeed)) != entry(b.observation, L::slot(1, L::kSlotSpeed)));
+  CHECK(entry(a.observation, L::kSpeedSpread) != entry(b.observation, L::kSpeedSpread));
   // So does the untrained model (its initialization comes from the seed).
   CHECK(a.info.loss != b.info.loss);
 }
 
-TEST_CASE("RL env: the observation before any epoch holds the start T, tau and speeds only") {
+TEST_CASE("RL env: the observation before any step holds the cluster, T and the plan only") {
   LocalSgdBarrierEnv environment(small_config());
   const auto start = environment.reset(5);
   const auto& controller = environment.controller();
@@ -126,17 +139,13 @@ TEST_CASE("RL env: the observation before any epoch holds the start T, tau and s
   CHECK(start.info.barrier_ms == doctest::Approx(controller.lcm().barrier_ms));
   CHECK(start.info.epoch == 0);
   CHECK(start.info.accuracy < 0.3);  // the untrained model: about 1 in 10
-  for (int i : {L::kEpochProgress, L::kGlobalSyncIndex, L::kSyncRate, L::kAccuracy, L::kAccuracyChange, L::kTestLoss,
-                L::kTrainLoss, L::kWaitingMean, L::kWaitingMax, L::kCommShare})
+  for (int i : {L::kBudgetUsed, L::kGlobalSyncIndex, L::kSyncRate, L::kAccuracy, L::kAccuracyChange, L::kTrainLoss, L::kLossTrend,
+                L::kWaitingMean, L::kWaitingMax, L::kCommShareWindow, L::kBarrierVsStart, L::kLastAction})
     CHECK(entry(start.observation, i) == 0.0f);
-  CHECK(entry(start.observation, L::kBarrier) > 0.0f);
-  for (int s = 0; s < 3; ++s) {
-    CHECK(entry(start.observation, L::slot(s, L::kSlotPresent)) == 1.0f);
-    CHECK(entry(start.observation, L::slot(s, L::kSlotPlannedSteps)) > 0.0f);
-  }
-  CHECK(entry(start.observation, L::slot(0, L::kSlotSpeed)) == 1.0f);  // worker 0 is the fastest
-  CHECK(entry(start.observation, L::slot(1, L::kSlotSpeed)) == doctest::Approx(0.5).epsilon(0.1));
-  CHECK(entry(start.observation, L::slot(3, L::kSlotPresent)) == 0.0f);
+  CHECK(entry(start.observation, L::kCommShareAtBarrier) > 0.0f);
+  CHECK(entry(start.observation, L::kLocalStepsMean) > 0.0f);
+  CHECK(entry(start.observation, L::kSpeedSpread) == doctest::Approx(0.5).epsilon(0.1));  // 3.6 ms against 7.2 ms
+  CHECK(entry(start.observation, L::kClusterSize) == doctest::Approx(std::log2(3.0) / 6));
 }
 
 TEST_CASE("RL env: invalid actions, a step before reset and a step after the end are rejected") {
@@ -216,49 +225,87 @@ TEST_CASE("RL env: a random-action controller runs whole episodes") {
   for (int a : {-1, 0, 1}) CHECK(std::count(taken.begin(), taken.end(), a) > 0);
 }
 
-TEST_CASE("RL env: constant-action controllers move T one unit per epoch or keep it") {
-  LocalSgdBarrierEnv environment(small_config());
-  for (int action : {1, 0, -1}) {
-    CAPTURE(action);
+TEST_CASE("RL env: the contract holds for both decision intervals and both moves") {
+  struct Case {
+    orchestra::DecisionInterval interval;
+    int rounds;
+    orchestra::BarrierMove move;
+  };
+  for (const Case c : {Case{orchestra::DecisionInterval::Epoch, 1, orchestra::BarrierMove::Additive},
+                       Case{orchestra::DecisionInterval::Epoch, 1, orchestra::BarrierMove::Multiplicative},
+                       Case{orchestra::DecisionInterval::Rounds, 1, orchestra::BarrierMove::Additive},
+                       Case{orchestra::DecisionInterval::Rounds, 3, orchestra::BarrierMove::Multiplicative}}) {
+    CAPTURE(static_cast<int>(c.interval));
+    CAPTURE(c.rounds);
+    CAPTURE(static_cast<int>(c.move));
+    auto config = small_config();
+    config.controller.interval = c.interval;
+    config.controller.interval_rounds = c.rounds;
+    config.controller.move = c.move;
+    config.controller.move_factor = 1.5;
+    LocalSgdBarrierEnv environment(config);
+    std::mt19937 rng(3);
     for (std::uint64_t episode = 0; episode < 2; ++episode) {
-      const double start = environment.reset(20 + episode).info.barrier_ms;
-      const double unit = environment.controller().action_unit_ms();
-      const auto steps = run_episode(environment, 20 + episode, [action](const std::vector<float>&) { return action; });
+      const auto steps = run_episode(environment, 40 + episode, [&](const std::vector<float>&) { return static_cast<int>(rng() % 3) - 1; });
+      REQUIRE(!steps.empty());
+      CHECK(steps.back().truncated);  // the target is out of reach
+      CHECK(steps.back().info.epoch == 4);
+      if (c.interval == orchestra::DecisionInterval::Epoch) CHECK(steps.size() == 4);
+      if (c.interval == orchestra::DecisionInterval::Rounds) CHECK(steps.size() > 4);
+    }
+    // Terminated instead, at a reachable target: the episode's last step, and only it.
+    config.budget.target_accuracy = 0.3;
+    LocalSgdBarrierEnv reach(config, environment.data());
+    const auto steps = run_episode(reach, 9, [](const std::vector<float>&) { return 0; });
+    CHECK(steps.back().terminated);
+    CHECK_FALSE(steps.back().truncated);
+  }
+}
+
+TEST_CASE("RL env: constant actions move T one unit or factor per step, or keep it, within the bounds") {
+  for (const auto move : {orchestra::BarrierMove::Additive, orchestra::BarrierMove::Multiplicative}) {
+    auto config = small_config();
+    config.controller.move = move;
+    LocalSgdBarrierEnv environment(config);
+    for (int action : {1, 0, -1}) {
+      CAPTURE(action);
+      const double start = environment.reset(20).info.barrier_ms;
+      const auto steps = run_episode(environment, 20, [action](const std::vector<float>&) { return action; });
       REQUIRE(steps.size() == 4);
+      const auto& c = environment.controller();
       if (action == 1) {
-        // Far from the cap (64 steps of the fastest worker): exactly start + k units.
-        for (std::size_t k = 0; k < steps.size(); ++k)
-          CHECK(steps[k].info.barrier_ms == doctest::Approx(start + static_cast<double>(k + 1) * unit));
-        // A larger T means more local steps between averages: fewer rounds, a rising T entry.
-        CHECK(entry(steps.back().observation, L::kBarrier) > entry(steps.front().observation, L::kBarrier));
-        CHECK(environment.controller().local_steps()[0] > 2);
+        double expected = start;
+        for (const auto& step : steps) CHECK(step.info.barrier_ms == doctest::Approx(expected = moved(c, expected, 1)));
+        // A larger T means more local steps between averages and a T further from its start.
+        CHECK(entry(steps.back().observation, L::kBarrierVsStart) > 0.0f);
+        CHECK(c.local_steps()[0] > 2);
       } else if (action == 0) {
         for (const auto& s : steps) CHECK(s.info.barrier_ms == doctest::Approx(start));
       } else {
-        // Down to the floor, the fastest worker's batch time (re-measured every epoch, so the floor
-        // itself moves a little); run_episode checked each move against the clamp.
-        CHECK(steps.back().info.barrier_ms < start);
-        CHECK(environment.controller().local_steps() == std::vector<int>{1, 1, 1});
+        // Down to the floor, the fastest worker's probed batch time.
+        CHECK(steps.back().info.barrier_ms == doctest::Approx(c.min_barrier_ms()));
+        CHECK(c.local_steps() == std::vector<int>{1, 1, 1});
       }
     }
   }
 }
 
-TEST_CASE("RL env: the epoch-time reward pays minus the epoch's seconds over the scale; the History record keeps p*") {
+TEST_CASE("RL env: the time reward pays minus the step's time in reference rounds, a miss twice; the History record keeps p*") {
   LocalSgdBarrierEnvConfig config = small_config();
-  config.reward = LocalSgdBarrierEnvConfig::Reward::EpochTime;
-  config.time_reward_scale_s = 0.5;
+  config.reward = LocalSgdBarrierEnvConfig::Reward::Time;
+  config.time_reward_rounds = 0.5;
   LocalSgdBarrierEnv timed(config);
-  timed.reset(5);
-  double total = 0;
-  double seconds = 0;
+  const auto start = timed.reset(5);
+  const double reference = timed.controller().barrier_ms() + timed.controller().comm_ms();  // T* + C
+  double total = 0, ms = 0;
   while (!timed.episode_over()) {
     const auto step = timed.step(+1);
-    CHECK(step.reward == doctest::Approx(-step.info.epoch_ms / 1000.0 / 0.5));
+    ms += step.info.step_ms;
+    const double penalty = step.truncated ? (step.info.clock_ms - start.info.clock_ms) / (0.5 * reference) : 0.0;
+    CHECK(step.reward == doctest::Approx(-step.info.step_ms / (0.5 * reference) - penalty));
     total += step.reward;
-    seconds += step.info.epoch_ms / 1000.0;
   }
-  CHECK(total == doctest::Approx(-seconds / 0.5));  // the return is minus the episode's time
+  CHECK(total == doctest::Approx(-2 * ms / (0.5 * reference)));  // missed: the episode's time, twice
 
   config.reward = LocalSgdBarrierEnvConfig::Reward::Eq1;
   config.reward_record = orchestra::RecordScope::History;
@@ -267,10 +314,37 @@ TEST_CASE("RL env: the epoch-time reward pays minus the epoch's seconds over the
   CHECK(recorded.step(0).reward == 0);  // nothing on record: the first episode pays 0 throughout
   CHECK(recorded.step(0).reward == 0);
   recorded.reset(6);
-  const auto again = recorded.step(0);  // epoch 0 of the second episode meets epoch 0's record
+  const auto again = recorded.step(0);  // step 0 of the second episode meets step 0's record
   CHECK(std::isfinite(recorded.last_reward().best_before));
   CHECK(again.reward == (recorded.last_reward().p > recorded.last_reward().best_before ? 1.0 : -1.0));
 
-  config.time_reward_scale_s = 0;
-  CHECK_THROWS_WITH_AS(LocalSgdBarrierEnv{config}, doctest::Contains("time_reward_scale_s"), std::invalid_argument);
+  config.time_reward_rounds = 0;
+  CHECK_THROWS_WITH_AS(LocalSgdBarrierEnv{config}, doctest::Contains("time_reward_rounds"), std::invalid_argument);
+}
+
+TEST_CASE("RL env: with a cluster distribution every seed draws its own cluster, the same one each time") {
+  auto config = small_config();
+  orchestra::ClusterDistribution d;
+  d.profiles = {{"fast", {2.0, 0.1}, 64}, {"slow", {4.0, 0.2}, 64}};
+  d.servers = {1, 2};
+  d.workers_per_server = {1, 3};
+  d.total_workers = {2, 4};
+  d.message_mb = {0.05, 0.5, true};
+  config.distribution = d;
+  LocalSgdBarrierEnv environment(config);
+  environment.reset(1);
+  const auto first = environment.cluster();
+  const double first_bytes = environment.network().message_bytes;
+  environment.reset(2);
+  const auto second = environment.cluster();
+  environment.reset(1);
+  CHECK(environment.cluster().num_workers() == first.num_workers());
+  CHECK(environment.network().message_bytes == first_bytes);
+  for (int i = 0; i < first.num_workers(); ++i) CHECK(environment.cluster().workers[static_cast<std::size_t>(i)].name == first.workers[static_cast<std::size_t>(i)].name);
+  CHECK((second.num_workers() != first.num_workers() || environment.network().message_bytes != first_bytes ||
+         second.workers[0].name != first.workers[0].name));
+  CHECK(first.num_workers() >= 2);
+  CHECK(first.num_workers() <= 4);
+  const auto step = environment.step(0);
+  CHECK(step.info.step_ms > 0);
 }

@@ -1,0 +1,63 @@
+// Judging a barrier controller (`orchestra evaluate`): on each cluster and seed, its time to target
+// against the hindsight oracle, the best of a log-spaced sweep of static barriers (fixed-t) on the
+// same cluster and seed, which is what a researcher gets by paying one run per T; misses counted;
+// geometric means of the time ratios over seeds and over clusters.
+//
+// A run that missed the target has no time to target; its ratio uses the time it ran without
+// reaching it (its whole budget), a lower bound on what it would have needed, and it is counted
+// as a miss. The oracle of a cluster and seed is the best sweep point that reached the target; a
+// cluster and seed where none did has no oracle and is left out of the ratios (and reported).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace experiments {
+
+// How a controller is judged: what role its runs play.
+enum class ControllerRole { Judged, Sweep };
+
+// One run of one controller on one cluster and seed.
+struct ControllerRun {
+  std::string cluster;
+  std::uint64_t seed = 0;
+  std::string controller;  // label: "orchestra-a3c", "orchestra-lcm", "fixed-t-T_ms=400", ...
+  ControllerRole role = ControllerRole::Judged;
+  double barrier_ms = 0;                  // Sweep: its T
+  std::optional<double> time_to_target_s;
+  double run_time_s = 0;                  // the run's clock at its end
+};
+
+struct ControllerScore {
+  std::string controller;
+  int runs = 0;
+  int misses = 0;
+  double geomean_ratio = 0;  // of time / oracle over the runs that have an oracle (misses at run time)
+  std::vector<double> ratios;  // one per seed with an oracle, in seed order
+};
+
+struct ClusterScore {
+  std::string cluster;
+  std::map<std::uint64_t, double> oracle_s;          // per seed: the best sweep time to target
+  std::map<std::uint64_t, double> oracle_barrier_ms; // its T
+  std::vector<std::uint64_t> seeds_without_oracle;
+  std::vector<ControllerScore> controllers;          // the judged controllers, in first-seen order
+};
+
+struct EvaluationSummary {
+  std::vector<ClusterScore> clusters;  // in first-seen order
+  // Over clusters: the geometric mean of each cluster's geomean ratio, and the misses summed.
+  std::vector<ControllerScore> overall;
+};
+
+EvaluationSummary summarize_evaluation(const std::vector<ControllerRun>& runs);
+
+// Markdown: one table, a row per cluster with each judged controller's geomean ratio and misses,
+// then the geometric mean over clusters; and the oracle's T and time per cluster.
+std::string evaluation_markdown(const EvaluationSummary& summary);
+// CSV: one row per cluster, seed and judged controller (ratio, reached, times, the oracle's T).
+std::string evaluation_csv(const EvaluationSummary& summary, const std::vector<ControllerRun>& runs);
+
+}  // namespace experiments

@@ -1,0 +1,98 @@
+// `orchestra evaluate`: a trained barrier policy against orchestra-lcm, a random controller and the
+// best static barrier of a sweep, on held-out clusters and seeds (experiments/runner/evaluation.hpp).
+#include <iostream>
+
+#include "common/limits.hpp"
+#include "experiments/cli/cli_args.hpp"
+#include "experiments/cli/commands.hpp"
+#include "experiments/runner/evaluation.hpp"
+
+namespace experiments {
+namespace {
+
+const char* kEvaluateHelp = R"(usage: orchestra evaluate POLICY.pt... CONFIG... [--seeds LIST] [--sweep N | --sweep-ms LIST] [--out DIR] [--jobs N] [--quiet]
+
+Judges trained barrier policies on cluster configs: on each config and seed it runs every policy
+(orchestra-a3c), orchestra-lcm, a random controller and a log-spaced sweep of static barriers
+(fixed-t), each to the config's target accuracy, and writes DIR/evaluation.md and .csv: per
+cluster each controller's time to target over the oracle's (the best static T of the sweep for
+that cluster and seed), as a geometric mean over seeds, misses counted, and the geometric mean
+over clusters. Results of every run are kept in DIR/<cluster>/seed-<N>/<controller>/.
+
+  --seeds LIST    seeds (1,2,3 or 1-5; default 1-3)
+  --sweep N       static barriers in the sweep, log-spaced from the slowest worker's batch time
+                  to 64 times it (default 8)
+  --sweep-ms LIST the sweep's T values in ms instead (e.g. 100,200,400)
+  --out DIR       where to write (default results/evaluate)
+  --jobs N        seeds run at once in separate processes (default 1; same files)
+  --quiet         no progress output
+
+example:
+  orchestra evaluate pretrained/orchestra-a3c.pt configs/heldout/*.yaml --seeds 1-3 --jobs 2
+)";
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+std::vector<double> parse_ms_list(const std::string& flag, const std::string& text) {
+  std::vector<double> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size() || !(v > 0)) throw UsageError(flag + ": expected positive ms separated by commas, got '" + item + "'");
+    out.push_back(v);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+int command_evaluate(const Args& args) {
+  EvaluateOptions options;
+  bool seeds_given = false;
+  for (ArgCursor arg(args); arg.next();) {
+    const std::string& a = arg.arg();
+    if (a == "-h" || a == "--help") {
+      std::cout << kEvaluateHelp;
+      return 0;
+    } else if (a == "--seeds") {
+      options.seeds = parse_seed_list("--seeds", arg.value());
+      seeds_given = true;
+    } else if (a == "--sweep") {
+      options.sweep_points = static_cast<int>(arg.integer(1, 64));
+    } else if (a == "--sweep-ms") {
+      options.sweep_ms = parse_ms_list("--sweep-ms", arg.value());
+    } else if (a == "--out") {
+      options.out_dir = arg.value();
+    } else if (a == "--jobs") {
+      options.jobs = static_cast<int>(arg.integer(1, 256));
+    } else if (a == "--quiet") {
+      options.quiet = true;
+    } else if (!a.empty() && a[0] == '-') {
+      throw UsageError("unknown option " + a + "\n" + kEvaluateHelp);
+    } else if (ends_with(a, ".pt")) {
+      options.policies.push_back(a);
+    } else {
+      options.configs.push_back(a);
+    }
+  }
+  (void)seeds_given;
+  if (options.policies.empty() || options.configs.empty())
+    throw UsageError(std::string("evaluate needs POLICY.pt and CONFIG.yaml files\n") + kEvaluateHelp);
+  const EvaluationResult result = run_evaluation(options);
+  std::cout << evaluation_markdown(result.summary) << "results: " << result.out_dir << "/ (evaluation.md, evaluation.csv)\n";
+  return 0;
+}
+
+}  // namespace experiments

@@ -1,0 +1,202 @@
+#include "experiments/runner/evaluation.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "agents/policy_file.hpp"
+#include "common/atomic_file.hpp"
+#include "common/errors.hpp"
+#include "experiments/results/results_reader.hpp"
+#include "experiments/runner/seed_runs.hpp"
+
+namespace experiments {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kStepCap = 64;  // BarrierControllerOptions::max_local_steps' default
+
+std::string cluster_name(const std::string& config_path) { return fs::path(config_path).stem().string(); }
+
+// The keys that make the judged policy's actions and windows, for the sweep and the random controller.
+void add_control(YAML::Node& entry, const agents::PolicyControl& c, bool with_move) {
+  if (with_move) {
+    if (c.move == orchestra::BarrierMove::Multiplicative) {
+      entry["move"] = "multiplicative";
+      entry["factor"] = c.factor;
+    } else {
+      entry["move"] = "additive";
+      entry["unit_ms"] = c.unit_ms;
+    }
+    if (c.min_barrier_ms > 0) entry["min_T_ms"] = c.min_barrier_ms;
+    if (c.max_barrier_ms > 0) entry["max_T_ms"] = c.max_barrier_ms;
+    if (c.min_barrier_x_start > 0) entry["min_T_x_start"] = c.min_barrier_x_start;
+    if (c.max_barrier_x_start > 0) entry["max_T_x_start"] = c.max_barrier_x_start;
+  }
+  if (c.interval == orchestra::DecisionInterval::Rounds) {
+    entry["interval"] = "rounds";
+    entry["interval_rounds"] = c.interval_rounds;
+  }
+}
+
+std::string sweep_label(double ms) {
+  std::ostringstream s;
+  s << "fixed-t-T_ms=" << ms;
+  return s.str();
+}
+
+// The config file with the evaluation's policies in place of its own.
+YAML::Node evaluation_config(const std::string& path, const EvaluateOptions& options, const std::vector<agents::PolicyControl>& controls,
+                             const std::vector<double>& sweep) {
+  YAML::Node root = YAML::LoadFile(path);
+  root["name"] = cluster_name(path);
+  root["training"]["stop_at_target"] = true;
+  YAML::Node seeds(YAML::NodeType::Sequence);
+  for (std::uint64_t s : options.seeds) seeds.push_back(s);
+  root["seeds"] = seeds;
+  // A relative data folder was relative to the config's own folder.
+  if (root["data"] && root["data"]["path"] && root["data"]["path"].IsScalar()) {
+    const fs::path data = root["data"]["path"].Scalar();
+    if (data.is_relative()) root["data"]["path"] = fs::absolute(fs::path(path).parent_path() / data).lexically_normal().string();
+  }
+  YAML::Node policies(YAML::NodeType::Sequence);
+  for (std::size_t i = 0; i < options.policies.size(); ++i) {
+    YAML::Node entry;
+    entry["name"] = "orchestra-a3c";
+    entry["label"] = policy_label(options.policies, i);
+    entry["policy"] = fs::absolute(options.policies[i]).lexically_normal().string();
+    policies.push_back(entry);
+  }
+  policies.push_back(YAML::Node("orchestra-lcm"));
+  YAML::Node random;
+  random["name"] = "orchestra-random";
+  add_control(random, controls.front(), true);
+  policies.push_back(random);
+  for (double ms : sweep) {
+    YAML::Node entry;
+    entry["name"] = "fixed-t";
+    entry["label"] = sweep_label(ms);
+    entry["T_ms"] = ms;
+    add_control(entry, controls.front(), false);
+    policies.push_back(entry);
+  }
+  root["policies"] = policies;
+  return root;
+}
+
+}  // namespace
+
+std::vector<double> barrier_sweep(const ExperimentConfig& config, int points) {
+  const auto& workers = config.cluster.workers;
+  if (workers.empty() || points < 1) return {};
+  const int equal = std::max(1, config.global_batch / static_cast<int>(workers.size()));
+  double slowest = 0;
+  for (const auto& w : workers) slowest = std::max(slowest, w.time_model->eval(std::min(equal, w.max_batch)));
+  const double lo = slowest, hi = kStepCap * slowest;
+  std::vector<double> sweep;
+  for (int k = 0; k < points; ++k) {
+    const double t = points == 1 ? lo : lo * std::pow(hi / lo, static_cast<double>(k) / (points - 1));
+    const double rounded = std::round(t);  // whole ms: the labels stay readable
+    if (sweep.empty() || rounded > sweep.back()) sweep.push_back(rounded);
+  }
+  return sweep;
+}
+
+std::string policy_label(const std::vector<std::string>& paths, std::size_t index) {
+  if (paths.size() == 1) return "orchestra-a3c";
+  const fs::path p = paths[index];
+  const std::string parent = p.parent_path().filename().string();
+  return "a3c:" + (p.stem() == "policy" && !parent.empty() ? parent : p.stem().string());
+}
+
+EvaluationResult run_evaluation(const EvaluateOptions& options) {
+  if (options.policies.empty()) throw common::UsageError("evaluate needs at least one policy file (POLICY.pt)");
+  if (options.configs.empty()) throw common::UsageError("evaluate needs at least one cluster config (CONFIG.yaml)");
+  std::vector<agents::PolicyControl> controls;
+  for (const auto& path : options.policies) {
+    try {
+      controls.push_back(agents::A3cPolicy::load(path).control());
+    } catch (const std::runtime_error& e) {
+      throw common::ConfigError(e.what());
+    }
+  }
+  std::set<std::string> labels;
+  for (std::size_t i = 0; i < options.policies.size(); ++i)
+    if (!labels.insert(policy_label(options.policies, i)).second)
+      throw common::UsageError("two policies would be judged under one name (" + policy_label(options.policies, i) + "): give files in differently named folders");
+  // Every config is read, and its evaluation written, before the first run.
+  std::set<std::string> names;
+  std::vector<std::string> generated;
+  for (const auto& path : options.configs) {
+    const ExperimentConfig config = load_config(path);
+    if (config.mode != ClusterMode::Simulated) throw common::ConfigError(path + ": evaluate runs simulated clusters (cluster.mode: simulated)");
+    if (!names.insert(cluster_name(path)).second) throw common::UsageError("two cluster configs named " + cluster_name(path) + ": rename one");
+    const std::vector<double> sweep = options.sweep_ms.empty() ? barrier_sweep(config, options.sweep_points) : options.sweep_ms;
+    const fs::path dir = fs::path(options.out_dir) / cluster_name(path);
+    fs::create_directories(dir);
+    YAML::Emitter out;
+    out << evaluation_config(path, options, controls, sweep);
+    const std::string file = (dir / "evaluate.yaml").string();
+    common::write_file_atomic(file, std::string("# written by orchestra evaluate from ") + path + "\n" + out.c_str() + "\n");
+    load_config(file);  // the generated policies are valid before anything runs
+    generated.push_back(file);
+  }
+  for (std::size_t i = 0; i < generated.size(); ++i) {
+    if (!options.quiet) std::cout << "[evaluate] " << cluster_name(options.configs[i]) << " (" << (i + 1) << " of " << generated.size() << ")\n" << std::flush;
+    RunOptions run;
+    run.out_dir = (fs::path(options.out_dir) / cluster_name(options.configs[i])).string();
+    run.seeds = options.seeds;
+    run.jobs = options.jobs;
+    run.quiet = true;
+    run_seeds(load_config(generated[i]), run);
+  }
+  EvaluationResult result;
+  result.out_dir = options.out_dir;
+  result.runs = read_evaluation_runs(options.out_dir);
+  result.summary = summarize_evaluation(result.runs);
+  common::write_file_atomic((fs::path(options.out_dir) / "evaluation.md").string(), evaluation_markdown(result.summary));
+  common::write_file_atomic((fs::path(options.out_dir) / "evaluation.csv").string(), evaluation_csv(result.summary, result.runs));
+  return result;
+}
+
+std::vector<ControllerRun> read_evaluation_runs(const std::string& out_dir) {
+  if (!fs::is_directory(out_dir)) throw common::DataError(out_dir + ": no such folder");
+  std::vector<fs::path> clusters;
+  for (const auto& entry : fs::directory_iterator(out_dir))
+    if (entry.is_directory() && fs::exists(entry.path() / "evaluate.yaml")) clusters.push_back(entry.path());
+  std::sort(clusters.begin(), clusters.end());
+  if (clusters.empty()) throw common::DataError(out_dir + ": not an evaluation (no <cluster>/evaluate.yaml)");
+  std::vector<ControllerRun> runs;
+  for (const auto& dir : clusters) {
+    const YAML::Node config = YAML::LoadFile((dir / "evaluate.yaml").string());
+    std::vector<std::uint64_t> seeds;
+    for (const auto& s : config["seeds"]) seeds.push_back(s.as<std::uint64_t>());
+    for (std::uint64_t seed : seeds)
+      for (const auto& entry : config["policies"]) {
+        ControllerRun run;
+        run.cluster = dir.filename().string();
+        run.seed = seed;
+        const bool named = entry.IsMap();
+        const std::string kind = named ? entry["name"].as<std::string>() : entry.as<std::string>();
+        run.controller = named && entry["label"] ? entry["label"].as<std::string>() : kind;
+        if (kind == "fixed-t") {
+          run.role = ControllerRole::Sweep;
+          run.barrier_ms = entry["T_ms"].as<double>();
+        }
+        const PolicyResults r = read_policy_folder((dir / ("seed-" + std::to_string(seed)) / run.controller).string());
+        run.time_to_target_s = r.time_to_target_s;
+        run.run_time_s = r.sim_time_s;
+        runs.push_back(run);
+      }
+  }
+  return runs;
+}
+
+}  // namespace experiments

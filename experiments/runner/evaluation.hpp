@@ -1,0 +1,57 @@
+// `orchestra evaluate POLICY.pt... CONFIG... --seeds 1-3`: every trained policy, orchestra-lcm, a
+// random controller and a log-spaced sweep of static barriers (fixed-t) on each cluster config and
+// seed, then the judgement of analysis/controller_evaluation.hpp.
+//
+// Per cluster config the experiment's own workload (data, model, training, budget) and cluster are
+// kept and its policies replaced by the evaluation's, written as DIR/<cluster>/evaluate.yaml and
+// run with `orchestra run --seeds` (seed_runs.hpp: DIR/<cluster>/seed-<N>/<controller>/). Every run
+// stops at the target (training.stop_at_target), since only the time to it is judged.
+//
+// The sweep: `sweep_points` values of T, log-spaced from the slowest worker's batch time (every
+// worker takes at least one step) to 64 times it (every worker at the controller's step cap), from
+// the config's time models at B / N; or the values given. The sweep and the random controller use the
+// first policy's recorded move and decision interval, so that the static barriers re-estimate
+// tau_n as often as the learned controller does and only the choice of T differs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "experiments/analysis/controller_evaluation.hpp"
+#include "experiments/config/config.hpp"
+
+namespace experiments {
+
+struct EvaluateOptions {
+  std::vector<std::string> policies;   // policy.pt files (judged as orchestra-a3c, or a3c:<name> when several)
+  std::vector<std::string> configs;    // cluster experiment configs
+  std::vector<std::uint64_t> seeds{1, 2, 3};
+  int sweep_points = 8;
+  std::vector<double> sweep_ms;        // explicit sweep values instead (ms)
+  std::string out_dir = "results/evaluate";
+  int jobs = 1;
+  bool quiet = false;
+};
+
+struct EvaluationResult {
+  std::string out_dir;
+  std::vector<ControllerRun> runs;
+  EvaluationSummary summary;
+};
+
+// The sweep of static barriers for `config` (see above).
+std::vector<double> barrier_sweep(const ExperimentConfig& config, int points);
+
+// The label under which policy `index` of `paths` is judged.
+std::string policy_label(const std::vector<std::string>& paths, std::size_t index);
+
+// Runs everything, writes DIR/evaluation.md and DIR/evaluation.csv, and returns the judgement.
+// Throws common::ConfigError for an unreadable config or policy before anything runs.
+EvaluationResult run_evaluation(const EvaluateOptions& options);
+
+// Reads an evaluation's folder back (DIR/<cluster>/seed-<N>/<controller>/summary.json and the
+// sweep values of DIR/<cluster>/evaluate.yaml): `orchestra compare` on it, and the tests.
+std::vector<ControllerRun> read_evaluation_runs(const std::string& out_dir);
+
+}  // namespace experiments
