@@ -190,7 +190,7 @@ TEST_CASE("default batch: global_batch / N, capped by each worker's max_batch") 
   CHECK(c.batch_times_ms()[0] == doctest::Approx(6));  // 2 + 0.125 * 32
 }
 
-TEST_CASE("move_barrier moves T by one unit, within [fastest t_b, max_local_steps * fastest t_b]") {
+TEST_CASE("move_barrier moves T by one unit, within [fastest t_b, max_local_steps * slowest t_b]") {
   auto fake = cluster_a();
   BarrierController c;
   c.start(fake->view);
@@ -213,8 +213,112 @@ TEST_CASE("move_barrier moves T by one unit, within [fastest t_b, max_local_step
   BarrierController capped(small_cap);
   capped.start(fake->view);
   for (int i = 0; i < 10; ++i) capped.move_barrier(+1);
-  CHECK(capped.barrier_ms() == doctest::Approx(40));  // 4 steps of the 2080 Ti
-  CHECK(capped.local_steps() == std::vector<int>{4, 1, 1, 1});
+  CHECK(capped.barrier_ms() == doctest::Approx(84));  // 4 steps of a T4; the 2080 Ti is capped at 4 earlier
+  CHECK(capped.local_steps() == std::vector<int>{4, 4, 4, 4});
+}
+
+TEST_CASE("a multiplicative move scales T by the factor, within the bounds, relative ones included") {
+  auto fake = cluster_a();
+  BarrierControllerOptions options;
+  options.move = orchestra::BarrierMove::Multiplicative;
+  options.move_factor = 2;
+  options.min_barrier_x_start = 0.5;  // T* = 21: no lower than 10.5 ms
+  options.max_barrier_x_start = 4;    // nor higher than 84 ms
+  BarrierController c(options);
+  c.start(fake->view);
+  CHECK(c.start_barrier_ms() == doctest::Approx(21));
+  CHECK(c.min_barrier_ms() == doctest::Approx(10.5));
+  CHECK(c.max_barrier_ms() == doctest::Approx(84));
+  c.move_barrier(+1);
+  CHECK(c.barrier_ms() == doctest::Approx(42));
+  CHECK(c.local_steps() == std::vector<int>{4, 2, 2, 2});
+  c.move_barrier(+1);
+  c.move_barrier(+1);  // 168 ms, kept at 84
+  CHECK(c.barrier_ms() == doctest::Approx(84));
+  c.move_barrier(-1);
+  CHECK(c.barrier_ms() == doctest::Approx(42));
+  for (int i = 0; i < 3; ++i) c.move_barrier(-1);  // 21, 10.5, then kept
+  CHECK(c.barrier_ms() == doctest::Approx(10.5));
+  CHECK(c.local_steps() == std::vector<int>{1, 1, 1, 1});  // floored, never below 1
+
+  // Absolute bounds and the defaults: [fastest, max_local_steps * slowest] = [10, 64 * 21].
+  BarrierController plain(BarrierControllerOptions{});
+  plain.start(fake->view);
+  CHECK(plain.min_barrier_ms() == doctest::Approx(10));
+  CHECK(plain.max_barrier_ms() == doctest::Approx(64 * 21));
+  BarrierControllerOptions absolute;
+  absolute.min_barrier_ms = 15;
+  absolute.max_barrier_ms = 50;
+  BarrierController bounded(absolute);
+  bounded.start(fake->view);
+  for (int i = 0; i < 5; ++i) bounded.move_barrier(+1);
+  CHECK(bounded.barrier_ms() == doctest::Approx(50));
+  for (int i = 0; i < 9; ++i) bounded.move_barrier(-1);
+  CHECK(bounded.barrier_ms() == doctest::Approx(15));
+}
+
+TEST_CASE("interval: rounds asks the agent every K rounds and at every epoch's start, and re-estimates t_b per window") {
+  auto fake = cluster_a();
+  auto agent = std::make_shared<ScriptedAgent>();
+  agent->action = 0;
+  BarrierControllerOptions options;
+  options.interval = orchestra::DecisionInterval::Rounds;
+  options.interval_rounds = 3;
+  BarrierController c(options);
+  c.set_agent(agent);
+  c.start(fake->view);
+  const auto round_of = [&](std::int64_t index, double t4_ms, bool epoch_end) {
+    env::RoundReport report;
+    report.round = index;
+    report.comm_ms = 5;
+    report.epoch_end = epoch_end;
+    report.train_loss = 1.0;
+    for (std::size_t n = 0; n < 4; ++n) {
+      env::WorkerRoundStats w;
+      w.batch_size = c.batch_sizes()[n];
+      w.local_steps = c.local_steps()[n];
+      w.samples = w.local_steps * w.batch_size;
+      w.compute_ms = w.local_steps * (n == 0 ? 10.0 : t4_ms);
+      report.workers.push_back(w);
+    }
+    return report;
+  };
+  // Rounds 0-2 form the first window; the T4s slow to 42 ms in it.
+  for (std::int64_t r = 0; r < 3; ++r) {
+    CHECK(c.decision_point(at(r, 0, r == 0)) == (r == 0));
+    c.plan(at(r, 0, r == 0));
+    const auto report = round_of(r, 42, false);
+    CHECK(c.closes_window(report) == (r == 2));
+    c.observe_round(report);
+  }
+  CHECK(agent->calls == 1);
+  // The window closed: t_b of the T4s is 42 ms now, not at the epoch's end, and tau follows.
+  CHECK(c.batch_times_ms()[1] == doctest::Approx(42));
+  CHECK(c.local_steps() == std::vector<int>{2, 1, 1, 1});  // T* = 21 stays (the agent owns T)
+  c.plan(at(3, 0, false));  // round 3: a multiple of K, a decision
+  CHECK(agent->calls == 2);
+  CHECK(agent->last_observation[orchestra::StateLayout::kSlowdown] == doctest::Approx(0.5f));  // log2(42/21)/2
+  // An epoch that ends after one more round closes that window too; the next epoch starts with a
+  // decision, and so does round 6.
+  const auto last = round_of(3, 42, true);
+  CHECK(c.closes_window(last));
+  c.observe_round(last);
+  c.plan(at(4, 1, true));
+  CHECK(agent->calls == 3);
+  c.plan(at(5, 1, false));
+  CHECK(agent->calls == 3);
+  c.plan(at(6, 1, false));
+  CHECK(agent->calls == 4);
+
+  // interval: epoch (the paper's) asks at an epoch's first round only, whatever the round index.
+  auto epoch_agent = std::make_shared<ScriptedAgent>();
+  BarrierController per_epoch;
+  per_epoch.set_agent(epoch_agent);
+  per_epoch.start(fake->view);
+  per_epoch.plan(at(0, 0, true));
+  per_epoch.plan(at(3, 0, false));
+  per_epoch.plan(at(6, 0, false));
+  CHECK(epoch_agent->calls == 1);
 }
 
 TEST_CASE("an action outside {-1, 0, +1} is rejected with a clear message") {

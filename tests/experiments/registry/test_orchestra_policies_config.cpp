@@ -85,6 +85,18 @@ TEST_CASE("orchestra-lcm and fixed-t: keys set from YAML") {
   CHECK(o.probe_repetitions == 3);
   CHECK(o.batch_sizes == std::vector<int>{16, 8, 8});
 
+  const auto moves = build("{name: orchestra-lcm, move: multiplicative, factor: 1.5, interval: rounds, interval_rounds: 4, "
+                           "min_T_ms: 5, max_T_ms: 900, min_T_x_start: 0.25, max_T_x_start: 8}");
+  const auto& m = dynamic_cast<const orchestra::BarrierController&>(*moves.policy).options();
+  CHECK(m.move == orchestra::BarrierMove::Multiplicative);
+  CHECK(m.move_factor == 1.5);
+  CHECK(m.interval == orchestra::DecisionInterval::Rounds);
+  CHECK(m.interval_rounds == 4);
+  CHECK(m.min_barrier_ms == 5);
+  CHECK(m.max_barrier_ms == 900);
+  CHECK(m.min_barrier_x_start == 0.25);
+  CHECK(m.max_barrier_x_start == 8);
+
   const auto fixed = build("{name: fixed-t, T_ms: 30, batch: 8}");
   const auto& f = dynamic_cast<const orchestra::BarrierController&>(*fixed.policy);
   CHECK(f.name() == "fixed-t");
@@ -109,6 +121,16 @@ TEST_CASE("orchestra-lcm and fixed-t: bad keys name file:line and the key") {
   check_error("{name: orchestra-lcm, batch: 8, batch_sizes: [8, 8, 8]}", "policies[0].batch_sizes: give either batch");
   check_error("{name: orchestra-lcm, unit_ms: -1}", "policies[0].unit_ms: expected a number >= 0");
   check_error("{name: orchestra-lcm, T_ms: 30}", "policies[0].T_ms: unknown key");
+  check_error("{name: orchestra-lcm, move: exponential}", "policies[0].move: expected one of additive, multiplicative, got 'exponential'");
+  check_error("{name: orchestra-lcm, factor: 2}", "x.yaml:20: policies[0].factor: only a multiplicative move has a factor");
+  check_error("{name: orchestra-lcm, move: multiplicative, factor: 1}", "policies[0].factor: expected a number > 1");
+  check_error("{name: orchestra-lcm, move: multiplicative, unit_ms: 5}", "policies[0].unit_ms: only an additive move has a unit");
+  check_error("{name: orchestra-lcm, interval_rounds: 2}", "policies[0].interval_rounds: needs interval: rounds");
+  check_error("{name: orchestra-lcm, interval: rounds, interval_rounds: 0}", "policies[0].interval_rounds: expected a positive integer");
+  check_error("{name: orchestra-lcm, interval: weekly}", "policies[0].interval: expected one of epoch, rounds, got 'weekly'");
+  check_error("{name: orchestra-lcm, min_T_ms: 50, max_T_ms: 20}", "policies[0].max_T_ms: must not be below min_T_ms");
+  check_error("{name: orchestra-lcm, min_T_x_start: 2}", "policies[0].min_T_x_start: expected a number >= 0 and <= 1, got 2");
+  check_error("{name: orchestra-lcm, max_T_x_start: 0.5}", "policies[0].max_T_x_start: expected a factor >= 1");
   const auto names = experiments::policy_names();
   CHECK(std::count(names.begin(), names.end(), "orchestra-lcm") == 1);
   CHECK(std::count(names.begin(), names.end(), "fixed-t") == 1);

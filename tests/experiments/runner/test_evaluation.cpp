@@ -1,0 +1,120 @@
+// `orchestra evaluate` end to end on a tiny cluster: every controller runs for every seed, the
+// oracle is the best static T of the sweep per seed, and the ratios in evaluation.csv are the
+// per-seed summaries' times over it, recomputed here from the results folders.
+#include <doctest/doctest.h>
+
+#include <torch/torch.h>
+
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "agents/policy_file.hpp"
+#include "experiments/config/config.hpp"
+#include "experiments/runner/evaluation.hpp"
+#include "orchestra/rl_state.hpp"
+#include "test_helpers.hpp"
+
+namespace {
+
+const char* kTiny = R"(name: tiny
+seed: 1
+data:
+  dataset: synthetic
+  synthetic: {train: 512, test: 128, side: 6, noise: 1.0}
+model: {arch: mlp, hidden: [16]}
+training: {global_batch: 32, epochs: 3, target_accuracy: 0.6, eval_every_rounds: 1}
+cluster:
+  servers:
+    - {name: s0, workers: [{name: fast, time_model: {coefficients: [2, 0.1]}, max_batch: 64, noise: 0.05}]}
+    - {name: s1, workers: [{name: slow, time_model: {coefficients: [5, 0.3]}, max_batch: 64, noise: 0.05}]}
+network: {bandwidth_gbps: 1, message_mb: 2}
+policies: [dsgd]
+)";
+
+double number(const nlohmann::json& j) { return j.is_null() ? NAN : j.get<double>(); }
+
+}  // namespace
+
+TEST_CASE("the sweep of static barriers: log-spaced from the slowest step to 64 times it") {
+  const auto config = experiments::parse_config(kTiny, "tiny.yaml");
+  // B / N = 16: the slow worker's step is 5 + 0.3 * 16 = 9.8 ms; 64 times it is 627.2 ms.
+  const std::vector<double> sweep = experiments::barrier_sweep(config, 4);
+  REQUIRE(sweep.size() == 4);
+  CHECK(sweep[0] == 10);  // rounded to whole ms
+  CHECK(sweep[1] == std::round(9.8 * 4));
+  CHECK(sweep[2] == std::round(9.8 * 16));
+  CHECK(sweep[3] == std::round(9.8 * 64));
+  CHECK(experiments::policy_label({"a/policy.pt"}, 0) == "orchestra-a3c");
+  CHECK(experiments::policy_label({"runs/eq1/policy.pt", "runs/time/policy.pt"}, 1) == "a3c:time");
+}
+
+TEST_CASE("orchestra evaluate: every controller per seed, the oracle and the ratios checked against the results folders") {
+  testing::TempDir dir;
+  testing::write_text(dir / "tiny.yaml", kTiny);
+  torch::manual_seed(4);
+  agents::PolicyControl control;
+  control.move = orchestra::BarrierMove::Multiplicative;
+  control.interval = orchestra::DecisionInterval::Rounds;
+  control.interval_rounds = 2;
+  agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{orchestra::StateLayout::kStateSize, {8}}), 0, control).save(dir / "policy.pt");
+
+  const auto r = testing::run_command(std::string(ORCHESTRA_BINARY) + " evaluate " + (dir / "policy.pt") + " " + (dir / "tiny.yaml") +
+                                      " --seeds 1-2 --sweep-ms 10,40,160 --quiet --out " + (dir / "eval"));
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("| cluster | orchestra-a3c | orchestra-lcm | orchestra-random |") != std::string::npos);
+
+  // The generated experiment: the policy with its recorded interval, LCM, random and the sweep
+  // with the policy's interval, stopping at the target.
+  const auto generated = experiments::load_config(dir / "eval/tiny/evaluate.yaml");
+  CHECK(generated.budget.stop_at_target);
+  CHECK(generated.policies.size() == 6);
+  CHECK(testing::read_text(dir / "eval/tiny/evaluate.yaml").find("interval_rounds: 2") != std::string::npos);
+
+  // Recompute the judgement from the per-seed summaries.
+  std::map<std::uint64_t, double> oracle;
+  for (std::uint64_t seed : {1, 2})
+    for (const char* t : {"10", "40", "160"}) {
+      const auto s = nlohmann::json::parse(testing::read_text(dir / ("eval/tiny/seed-" + std::to_string(seed) + "/fixed-t-T_ms=" + t + "/summary.json")));
+      const double time = number(s["time_to_target_s"]);
+      if (std::isfinite(time) && (!oracle.count(seed) || time < oracle[seed])) oracle[seed] = time;
+    }
+  REQUIRE(oracle.size() == 2);  // the target is easy: some static T reached it on both seeds
+  const std::string csv = testing::read_text(dir / "eval/evaluation.csv");
+  std::istringstream lines(csv);
+  std::string line;
+  std::getline(lines, line);
+  int rows = 0;
+  double log_sum = 0;
+  while (std::getline(lines, line)) {
+    std::vector<std::string> cells;
+    std::stringstream cell(line);
+    for (std::string c; std::getline(cell, c, ',');) cells.push_back(c);
+    if (cells.size() < 9) cells.resize(9);
+    REQUIRE(cells[0] == "tiny");
+    const std::uint64_t seed = std::stoull(cells[1]);
+    const auto s = nlohmann::json::parse(testing::read_text(dir / ("eval/tiny/seed-" + std::to_string(seed) + "/" + cells[2] + "/summary.json")));
+    const double reached = number(s["time_to_target_s"]);
+    const double time = std::isfinite(reached) ? reached : number(s["sim_time_s"]);
+    CHECK(std::stod(cells[6]) == doctest::Approx(oracle[seed]));
+    CHECK(std::stod(cells[8]) == doctest::Approx(time / oracle[seed]));
+    if (cells[2] == "orchestra-a3c") log_sum += std::log(time / oracle[seed]);
+    ++rows;
+  }
+  CHECK(rows == 6);  // 2 seeds x 3 judged controllers
+  const std::string md = testing::read_text(dir / "eval/evaluation.md");
+  char expected[32];
+  std::snprintf(expected, sizeof expected, "| tiny | %.2fx", std::exp(log_sum / 2));
+  CHECK(md.find(expected) != std::string::npos);
+
+  // Bad input: a policy that is not one, and no config, are one line each.
+  testing::write_text(dir / "bad.pt", "not a policy");
+  auto bad = testing::run_command(std::string(ORCHESTRA_BINARY) + " evaluate " + (dir / "bad.pt") + " " + (dir / "tiny.yaml") + " --out " + (dir / "bad"));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find("bad.pt: not a readable policy file") != std::string::npos);
+  bad = testing::run_command(std::string(ORCHESTRA_BINARY) + " evaluate " + (dir / "policy.pt"));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find("evaluate needs POLICY.pt and CONFIG.yaml files") != std::string::npos);
+}
