@@ -307,22 +307,33 @@ void ParameterServer::check_silence(Clock::time_point now) {
   }
 }
 
-void ParameterServer::write_train_row() {
-  if (!train_csv_.is_open()) return;
+TrainingStats ParameterServer::stats() const {
+  TrainingStats s;
+  s.updates = updates_.load();
+  s.total_updates = options_.a3c.total_updates;
+  s.episodes = episodes_;
+  s.window = static_cast<int>(recent_.size());
   double reward = 0, ttt = 0;
-  int reached = 0;
   for (const auto& e : recent_) {
     reward += e.total_reward;
     if (e.reached_target) {
       ttt += e.time_to_target_ms;
-      ++reached;
+      ++s.reached;
     }
   }
-  const auto n = static_cast<double>(recent_.size());
-  train_csv_ << updates_ << ',' << episodes_ << ',';
-  if (recent_.empty()) train_csv_ << ",,";
-  else train_csv_ << reward / n << ',' << (reached ? std::to_string(ttt / reached) : "") << ',' << reached / n;
-  train_csv_ << ',' << drops_.total() << '\n' << std::flush;
+  if (s.window > 0) s.mean_return = reward / s.window;
+  if (s.reached > 0) s.mean_time_to_target_ms = ttt / s.reached;
+  s.dropped = drops_.total();
+  return s;
+}
+
+void ParameterServer::write_train_row() {
+  if (!train_csv_.is_open()) return;
+  const TrainingStats s = stats();
+  train_csv_ << s.updates << ',' << s.episodes << ',';
+  if (s.window == 0) train_csv_ << ",,";
+  else train_csv_ << s.mean_return << ',' << (s.reached ? std::to_string(s.mean_time_to_target_ms) : "") << ',' << static_cast<double>(s.reached) / s.window;
+  train_csv_ << ',' << s.dropped << '\n' << std::flush;
 }
 
 void ParameterServer::write_checkpoint() {

@@ -75,6 +75,19 @@ struct ServeResult {
   DropCounts drops;
 };
 
+// Where training stands: the counters and, over the last stats_window episodes, what a row of
+// train.csv says (the mean return and the time to target of those that reached it).
+struct TrainingStats {
+  std::int64_t updates = 0;
+  std::int64_t total_updates = 0;
+  std::int64_t episodes = 0;
+  int window = 0;                       // episodes in the means (at most stats_window)
+  double mean_return = 0;               // mean total reward; meaningless when window is 0
+  int reached = 0;                      // of the window, episodes that reached the target
+  double mean_time_to_target_ms = 0;    // over those; meaningless when reached is 0
+  std::int64_t dropped = 0;
+};
+
 class ParameterServer {
  public:
   // Binds at once (so endpoint() is known before agents start). Throws std::invalid_argument for a
@@ -93,6 +106,8 @@ class ParameterServer {
   // Safe to read from another thread while serve() runs (tests and monitors poll it).
   std::int64_t updates() const { return updates_.load(); }
   const DropCounts& drops() const { return drops_; }
+  // From the serving thread only, e.g. in serve()'s keep_going callback (progress lines).
+  TrainingStats stats() const;
 
  private:
   struct AgentRecord {

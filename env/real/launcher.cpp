@@ -159,6 +159,7 @@ LaunchOutcome launch_workers(const LaunchOptions& o) {
           killed_by_us += "; worker rank " + std::to_string(c.rank) + " did not stop within the timeout and was killed";
         }
     }
+    if (o.on_wait) o.on_wait(static_cast<int>(running));
     if (running > 0) std::this_thread::sleep_for(kPoll);
   }
   if (!failures.empty()) {

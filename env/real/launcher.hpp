@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@ struct LaunchOptions {
   env::CommBackend backend = env::CommBackend::Gloo;
   std::vector<std::string> worker_args;   // after `orchestra worker`: CONFIG, --out DIR, ...
   bool quiet = false;
+  // Called between polls of the workers (every 20 ms) with how many of this machine's still run:
+  // a progress line for a machine whose workers report none (rank 0 reports the run's).
+  std::function<void(int running)> on_wait;
 };
 
 struct LaunchOutcome {

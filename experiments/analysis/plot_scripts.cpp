@@ -229,6 +229,106 @@ Figure barrier_figure(const PolicyResults& policy, const RoundSeries& rounds, co
   return f;
 }
 
+namespace {
+
+constexpr std::size_t kMaxTimelinePanels = 6;
+constexpr std::size_t kMaxTimelineLanes = 8;  // workers per panel, more would be lines a pixel high
+constexpr double kTimelineRounds = 3;       // rounds of the slowest-rounding policy in the window
+constexpr double kTimelineMaxRounds = 100;  // at most this many of the fastest (an SVG stays small)
+
+double median_round_ms(const RoundSeries& r) {
+  std::vector<double> v;
+  for (const double ms : r.round_ms)
+    if (std::isfinite(ms) && ms > 0) v.push_back(ms);
+  if (v.empty()) return std::nan("");
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+bool has_round_times(const RoundSeries& r) { return std::isfinite(median_round_ms(r)) && !r.clock_ms.empty(); }
+
+}  // namespace
+
+Figure timeline_figure(const std::vector<TimelinePanel>& all_panels, const std::string& run_name, const std::string& name,
+                       const FigureOptions& options) {
+  Figure f;
+  f.name = name;
+  std::vector<TimelinePanel> panels;
+  for (const auto& p : all_panels)
+    if (p.rounds && has_round_times(*p.rounds) && panels.size() < kMaxTimelinePanels) panels.push_back(p);
+  double longest = 0, shortest = INFINITY, span = INFINITY;
+  for (const auto& p : panels) {
+    const double m = median_round_ms(*p.rounds);
+    longest = std::max(longest, m);
+    shortest = std::min(shortest, m);
+    const double start = p.rounds->clock_ms.front() - p.rounds->round_ms.front();
+    span = std::min(span, p.rounds->clock_ms.back() - start);
+  }
+  const double window_ms = panels.empty() ? 1000.0 : std::max(1.0, std::min({kTimelineRounds * longest, kTimelineMaxRounds * shortest, std::max(span, longest)}));
+  char window[32];
+  std::snprintf(window, sizeof window, "%.3g", window_ms / 1000.0);
+  f.title = "Where the time goes: the first " + std::string(window) + " s of each policy, per worker: " + run_name;
+  if (panels.size() < all_panels.size())
+    f.title += " (" + std::to_string(panels.size()) + " of " + std::to_string(all_panels.size()) + " policies)";
+  std::ostringstream s;
+  s << preamble(f.title);
+  const char* kinds[] = {"compute", "idle at the barrier", "communication"};
+  const char* colors[] = {"#4caf50", "#c8c8c8", "#e53935"};
+  for (const char* k : kinds) f.series.push_back(k);
+  // Margins by hand (screen fractions) leave a band under the title for the one key; the space
+  // between panels (for a title and tic labels) shrinks when there are many.
+  const double spacing = panels.size() > 1 ? std::min(0.115, 0.35 / static_cast<double>(panels.size() - 1)) : 0.0;
+  s << "set multiplot layout " << std::max<std::size_t>(panels.size(), 1) << ",1 title " << text(f.title)
+    << " margins 0.15,0.97,0.08,0.86 spacing 0," << num(spacing) << "\n"
+    << "set xrange [0:" << num(window_ms / 1000.0) << "]\nunset grid\nset grid xtics lc rgb '#eeeeee'\n"
+    << "set style fill solid 1.0 noborder\nset tics nomirror\n";
+  if (panels.empty()) s << plot_command({"NaN notitle"});
+  for (std::size_t pi = 0; pi < panels.size(); ++pi) {
+    const RoundSeries& r = *panels[pi].rounds;
+    const std::size_t lanes = std::min({options.max_workers, kMaxTimelineLanes, r.workers.size()});
+    const double t0 = r.clock_ms.front() - r.round_ms.front();
+    std::string rows[3];
+    for (std::size_t k = 0; k < r.round.size(); ++k) {
+      const double end = r.clock_ms[k] - t0, length = r.round_ms[k];
+      if (!std::isfinite(end) || !std::isfinite(length)) continue;
+      const double start = end - length;
+      if (start >= window_ms) break;
+      const double comm = std::isfinite(r.comm_ms[k]) ? r.comm_ms[k] : 0.0;
+      for (std::size_t w = 0; w < lanes; ++w) {
+        const double compute = r.workers[w].compute_ms[k], idle = r.workers[w].idle_ms[k];
+        const double y = static_cast<double>(lanes - 1 - w);  // the first worker on top
+        // Each box: x centre, y, half width, half height (boxxyerror), in seconds.
+        const auto box = [&](std::string& out, double from, double ms) {
+          if (!(ms > 0) || !std::isfinite(ms)) return;
+          out += num((start + from + ms / 2) / 1000.0) + " " + num(y) + " " + num(ms / 2000.0) + " 0.38\n";
+        };
+        box(rows[0], 0, compute);
+        box(rows[1], std::isfinite(compute) ? compute : 0, idle);
+        box(rows[2], length - comm, comm);
+      }
+    }
+    std::string ytics;
+    for (std::size_t w = 0; w < lanes; ++w)
+      ytics += (w ? ", " : "") + gnuplot_quote(r.workers[w].name) + " " + std::to_string(lanes - 1 - w);
+    s << "set title " << text(panels[pi].label + (panels[pi].note.empty() ? "" : ": " + panels[pi].note) + shown_workers(lanes, r.workers.size()))
+      << "\n"
+      << "set ytics (" << ytics << ") noenhanced\nset yrange [-0.6:" << num(static_cast<double>(lanes) - 0.4) << "]\n"
+      << (pi + 1 == panels.size() ? "set xlabel 'time since the first round (s)'\n" : "unset xlabel\n")
+      // One key for all panels, under the figure's title, where it takes no panel's room.
+      << (pi == 0 ? "set key at screen 0.5, screen 0.93 center center horizontal maxrows 1 maxcols 3 samplen 2 width 1\n" : "unset key\n");
+    std::vector<std::string> parts;
+    for (int k = 0; k < 3; ++k) {
+      const std::string block = "t" + std::to_string(pi) + "k" + std::to_string(k);
+      s << datablock(block, rows[k].empty() ? "NaN NaN NaN NaN\n" : rows[k]);
+      parts.push_back("$" + block + " using 1:2:3:4 with boxxyerror lc rgb '" + colors[k] + "' title " + text(kinds[k]));
+    }
+    s << plot_command(parts);
+  }
+  s << "unset multiplot\n";
+  f.script = s.str();
+  return f;
+}
+
 Figure training_figure(const common::CsvTable& train, const std::string& name) {
   Figure f;
   f.name = name;

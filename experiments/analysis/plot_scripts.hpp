@@ -42,6 +42,20 @@ Figure iterations_figure(const PolicyResults& policy, const RoundSeries& rounds,
 Figure barrier_figure(const PolicyResults& policy, const RoundSeries& rounds, const std::string& name,
                       const FigureOptions& options);
 
+// One policy's lane group in the timeline figure.
+struct TimelinePanel {
+  std::string label;
+  const RoundSeries* rounds = nullptr;  // needs round_ms and clock_ms (rounds.csv)
+  std::string note;                     // after the label in the panel's title: "compute 81%, idle 6%, ..."
+};
+
+// Where the time goes, per worker: from each policy's first round, boxes for computing, idle
+// (waiting for the slowest at the barrier) and communicating, round after round, on one time axis
+// for every policy (at most 6 panels of at most 8 workers). The window shows about three rounds of the policy with the
+// longest rounds, and at most 100 of the one with the shortest.
+Figure timeline_figure(const std::vector<TimelinePanel>& panels, const std::string& run_name, const std::string& name,
+                       const FigureOptions& options);
+
 // The A3C training log (train.csv: update, episodes, mean_reward, mean_time_to_target_ms,
 // reached_share, dropped): every column against the first (`update`), one panel each (at most 4),
 // the counters `episodes` and `dropped` left out when other columns are there.

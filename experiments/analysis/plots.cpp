@@ -1,17 +1,19 @@
 #include "experiments/analysis/plots.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 
 #include "common/atomic_file.hpp"
 #include "common/csv_table.hpp"
+#include "experiments/analysis/time_shares.hpp"
 #include "experiments/results/round_series.hpp"
 
 namespace experiments {
 namespace {
 
-void render(const Figure& figure, const PlotOptions& options, PlotReport& report) {
+void render(const Figure& figure, const std::string& run, const PlotOptions& options, PlotReport& report) {
   if (options.on_figure) options.on_figure(figure.name);
   const std::string base = options.out_dir + "/" + figure.name;
   common::write_file_atomic(base + ".gp", figure.script);
@@ -19,6 +21,12 @@ void render(const Figure& figure, const PlotOptions& options, PlotReport& report
   render_gnuplot(base + ".gp", base + ".svg", ImageFormat::Svg, options.gnuplot);
   report.files.push_back(base + ".png");
   report.files.push_back(base + ".svg");
+  report.figures.push_back({run, figure.name, figure.title, base + ".png", base + ".svg"});
+}
+
+std::string shares_note(const TimeShares& s) {
+  const auto pct = [](double v) { return std::to_string(static_cast<int>(std::lround(100 * v))) + "%"; };
+  return "compute " + pct(s.compute) + ", idle " + pct(s.idle) + (s.comm_known ? ", communication " + pct(s.comm) : std::string());
 }
 
 }  // namespace
@@ -42,25 +50,34 @@ PlotReport make_plots(const std::vector<RunResults>& runs, const PlotOptions& op
     const bool timing_only = !run.policies.empty() &&
                              std::all_of(run.policies.begin(), run.policies.end(), [](const PolicyResults& p) { return p.timing_only; });
     if (timing_only) {
-      render(epoch_time_figure(run, prefix + "time_vs_epoch"), options, report);  // no accuracy to plot
+      render(epoch_time_figure(run, prefix + "time_vs_epoch"), run.name, options, report);  // no accuracy to plot
     } else if (!run.policies.empty()) {
-      render(accuracy_figure(run, prefix + "accuracy_vs_time"), options, report);
+      render(accuracy_figure(run, prefix + "accuracy_vs_time"), run.name, options, report);
     }
-    for (const auto& policy : run.policies) {
-      const std::string label = file_name_part(policy.label);
-      RoundSeries rounds;
+    // Every policy's rounds, read once: the timeline draws them all, then one figure each.
+    std::vector<RoundSeries> rounds(run.policies.size());
+    std::vector<TimelinePanel> timeline;
+    for (std::size_t i = 0; i < run.policies.size(); ++i) {
+      const PolicyResults& policy = run.policies[i];
       if (!policy.rounds_csv.empty()) {
-        rounds = read_rounds_csv(policy.rounds_csv);
+        rounds[i] = read_rounds_csv(policy.rounds_csv);
+        timeline.push_back({policy.label, &rounds[i], shares_note(time_shares(policy))});
       } else if (!policy.iterations_csv.empty()) {
-        rounds = read_iterations_csv(policy.iterations_csv);
-      } else {
+        rounds[i] = read_iterations_csv(policy.iterations_csv);
+      }
+    }
+    if (!timeline.empty()) render(timeline_figure(timeline, run.name, prefix + "timeline", options.figures), run.name, options, report);
+    for (std::size_t i = 0; i < run.policies.size(); ++i) {
+      const PolicyResults& policy = run.policies[i];
+      const std::string label = file_name_part(policy.label);
+      if (policy.rounds_csv.empty() && policy.iterations_csv.empty()) {
         report.notes.push_back(policy.label + ": no rounds.csv (output.rounds_csv: false?), so no per-round figures");
         continue;
       }
-      render(iterations_figure(policy, rounds, prefix + label + ".iterations", options.figures), options, report);
-      if (has_barrier(rounds)) render(barrier_figure(policy, rounds, prefix + label + ".barrier", options.figures), options, report);
+      render(iterations_figure(policy, rounds[i], prefix + label + ".iterations", options.figures), run.name, options, report);
+      if (has_barrier(rounds[i])) render(barrier_figure(policy, rounds[i], prefix + label + ".barrier", options.figures), run.name, options, report);
     }
-    if (!run.train_csv.empty()) render(training_figure(common::read_csv(run.train_csv), prefix + "a3c_training"), options, report);
+    if (!run.train_csv.empty()) render(training_figure(common::read_csv(run.train_csv), prefix + "a3c_training"), run.name, options, report);
   }
   return report;
 }

@@ -1,6 +1,7 @@
 // The figures of `orchestra compare --plot` and `orchestra run --plot`, as PNG and SVG with their
 // gnuplot scripts beside them (plot_scripts.hpp says what each shows):
 //   accuracy_vs_time       every policy of a run (Orchestra Fig. 3)
+//   timeline               where each policy's time goes, per worker: compute, idle, communication
 //   <label>.iterations     per policy with a rounds.csv (or iterations.csv): LBB Fig. 7
 //   <label>.barrier        per policy with a barrier T in rounds.csv: Orchestra's T and tau_n
 //   a3c_training           when the run holds an A3C train.csv
@@ -25,8 +26,16 @@ struct PlotOptions {
   std::function<void(const std::string& figure)> on_figure;  // called before each figure renders (progress)
 };
 
+struct DrawnFigure {
+  std::string run;    // the run it belongs to (its folder's name)
+  std::string name;   // accuracy_vs_time, timeline, <label>.iterations, ... (with "<run>." when several runs)
+  std::string title;  // as drawn
+  std::string png, svg;  // the images' paths
+};
+
 struct PlotReport {
   std::vector<std::string> files;  // images written, PNG then SVG of each figure
+  std::vector<DrawnFigure> figures;  // the same, one entry per figure, in the order drawn
   std::vector<std::string> notes;  // figures left out and why (a policy with no rounds.csv, ...)
 };
 

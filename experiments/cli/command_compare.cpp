@@ -9,27 +9,34 @@
 #include "experiments/analysis/fidelity.hpp"
 #include "experiments/analysis/seed_stats.hpp"
 #include "experiments/analysis/plots.hpp"
+#include "experiments/cli/result_story.hpp"
+#include "experiments/report/html_report.hpp"
 #include "experiments/results/results_reader.hpp"
 
 namespace experiments {
 
 namespace {
 
-const char* kCompareHelp = R"(usage: orchestra compare RESULTS_DIR... [--out DIR] [--plot] [--quiet]
+const char* kCompareHelp = R"(usage: orchestra compare RESULTS_DIR... [--out DIR] [--plot] [--html] [--quiet]
        orchestra compare REAL_DIR --sim SIM_DIR [--out DIR] [--quiet]
 
 Compares the policies of one or several runs of `orchestra run`. RESULTS_DIR is an experiment's
 folder (results/quickstart), one policy's folder, or a folder of experiments (results/). Prints,
 per policy: time to target accuracy, speedup over `dsgd` (else over the run's first policy), final
 accuracy and loss, mean straggler effect, utilization and idle time per worker. Writes the table
-as DIR/compare.md and DIR/compare.csv. The folder of a multi-seed run (`orchestra run --seeds`,
-sub-folders seed-<N>) gives the summary over seeds instead: mean ± 95% CI and the paired speedup.
+as DIR/compare.md and DIR/compare.csv, then two lines: who reaches the target first and why (idle
+time, communication). The folder of a multi-seed run (`orchestra run --seeds`, sub-folders
+seed-<N>) gives the summary over seeds instead: mean ± 95% CI and the paired speedup.
 
   --out DIR      where to write (default: RESULTS_DIR when one is given, else ./comparison)
   --plot         also draw the figures with gnuplot into DIR/plots/, as PNG and SVG with the
-                 gnuplot script of each: accuracy_vs_time (time_vs_epoch for
-                 timing-only runs), <policy>.iterations,
+                 gnuplot script of each: accuracy_vs_time (time_vs_epoch for timing-only runs),
+                 timeline (compute, idle and communication per worker), <policy>.iterations,
                  <policy>.barrier (Orchestra's T and tau_n), a3c_training (if train.csv)
+  --html         also write DIR/report.html: one self-contained page to share, readable offline
+                 (the tables, those two lines, every figure of --plot as inline SVG, the seeds,
+                 each policy's parameters, the resolved config, the toolkit's version); draws
+                 the figures as --plot does
   --gnuplot PATH the gnuplot to run (default: gnuplot on PATH)
   --sim SIM_DIR  the simulator's fidelity: REAL_DIR is a real run (orchestra launch), SIM_DIR its
                  calibrated simulation (orchestra calibrate, then run). Prints per policy the real
@@ -43,6 +50,7 @@ sub-folders seed-<N>) gives the summary over seeds instead: mean ± 95% CI and t
 example:
   orchestra run configs/quickstart.yaml --out results/quickstart
   orchestra compare results/quickstart --plot
+  orchestra compare results/baselines --html   # a multi-seed folder: the summary over seeds too
 )";
 
 }  // namespace
@@ -51,6 +59,7 @@ int command_compare(const Args& args) {
   std::vector<std::string> dirs;
   std::string out_dir, sim_dir;
   bool plot = false;
+  bool html = false;
   bool quiet = false;
   PlotOptions plot_options;
   for (ArgCursor arg(args); arg.next();) {
@@ -65,6 +74,8 @@ int command_compare(const Args& args) {
       sim_dir = value();
     } else if (a == "--plot") {
       plot = true;
+    } else if (a == "--html") {
+      html = true;
     } else if (a == "--gnuplot") {
       plot_options.gnuplot.program = value();
     } else if (a == "--quiet") {
@@ -79,7 +90,7 @@ int command_compare(const Args& args) {
   if (out_dir.empty()) out_dir = dirs.size() == 1 ? dirs.front() : "comparison";
   if (!sim_dir.empty()) {
     if (dirs.size() != 1) throw UsageError("--sim compares one real run with its simulation: give one REAL_DIR");
-    if (plot) throw UsageError("--sim writes a table only; run compare --plot on each folder for figures");
+    if (plot || html) throw UsageError("--sim writes a table only; run compare --plot (or --html) on each folder for figures");
     const std::vector<RunResults> real = read_results(dirs), sim = read_results({sim_dir});
     if (real.size() != 1 || sim.size() != 1) throw UsageError("--sim needs one experiment's folder on each side");
     const std::string table = fidelity_markdown(compare_fidelity(real.front(), sim.front()));
@@ -90,6 +101,7 @@ int command_compare(const Args& args) {
   }
 
   const std::vector<RunResults> runs = read_results(dirs);
+  plot = plot || html;  // the report holds every figure
   if (plot) find_gnuplot(plot_options.gnuplot.program);  // fail before writing anything
   const std::vector<ComparisonRow> rows = comparison_rows(runs);
   std::filesystem::create_directories(out_dir);
@@ -109,15 +121,23 @@ int command_compare(const Args& args) {
     common::write_file_atomic(out_dir + "/compare.csv", comparison_csv(rows));
     if (!quiet) std::cout << table << "written: " << out_dir << "/compare.md, " << out_dir << "/compare.csv\n";
   }
+  PlotReport plots;
   if (plot) {
     plot_options.out_dir = out_dir + "/plots";
     if (!quiet) plot_options.on_figure = [](const std::string& name) { std::cerr << "plotting " << name << "\n"; };
-    const PlotReport report = make_plots(runs, plot_options);
+    plots = make_plots(runs, plot_options);
     if (!quiet) {
-      for (const auto& note : report.notes) std::cerr << "note: " << note << "\n";
-      std::cout << "plots: " << report.files.size() << " files in " << plot_options.out_dir << "/\n";
+      for (const auto& note : plots.notes) std::cerr << "note: " << note << "\n";
+      std::cout << "plots: " << plots.files.size() << " files in " << plot_options.out_dir << "/\n";
     }
   }
+  std::string report;
+  if (html) {
+    report = out_dir + "/report.html";
+    common::write_file_atomic(report, html_report(ReportInput{dirs.size() == 1 ? dirs.front() : out_dir, runs, plots.figures}));
+  }
+  if (!quiet && !rows.empty()) std::cout << story_after_table(runs, out_dir, plot ? &plots : nullptr, report);
+  else if (!quiet && !report.empty()) std::cout << "Report: " << report << "\n";
   return 0;
 }
 

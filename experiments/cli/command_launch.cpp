@@ -10,7 +10,9 @@
 #include "common/errors.hpp"
 #include "experiments/cli/cli_args.hpp"
 #include "experiments/cli/commands.hpp"
+#include "experiments/cli/result_story.hpp"
 #include "env/real/launcher.hpp"
+#include "experiments/runner/progress_reporter.hpp"
 #include "experiments/runner/real_run.hpp"
 
 namespace experiments {
@@ -35,6 +37,10 @@ Collectives go through c10d: Gloo on CPU, NCCL when libtorch has CUDA.
   --resume            continue from DIR/checkpoints after a failed run
   --backend B         gloo (default) or nccl
   --seed N, --threads N, --quiet   as for orchestra run (threads per worker)
+
+Progress on stderr: rank 0 reports each policy's epochs as orchestra run does (redrawn on a
+terminal, a line every 5 s otherwise; ORCHESTRA_PROGRESS_EVERY_S changes the 5); on the other
+machines the launcher says how many of its ranks still run.
 
 Heterogeneity on one machine: cluster.perturbations slow a worker's measured compute down
 (slowdown: 3 makes each step take 3x its measured time; add_ms with period_s is LBB's cyclic
@@ -122,7 +128,20 @@ int command_launch(const Args& args) {
   launch.quiet = flags.run.quiet;
   launch.worker_args = {flags.config};
   launch.worker_args.insert(launch.worker_args.end(), flags.passthrough.begin(), flags.passthrough.end());
+  // Rank 0's process reports the run's progress (per policy and epoch, as `orchestra run` does); a
+  // machine without rank 0 would be silent until the end, so its launcher says how its ranks do.
+  ProgressReporter progress(ProgressReporter::style_for(stderr, flags.run.quiet), stderr,
+                            flags.run.quiet ? ProgressTiming{} : ProgressTiming::from_environment());
+  if (launch.node_rank != 0) {
+    const int first = launch.node_rank * launch.nproc;
+    const std::string ranks = std::to_string(first) + (launch.nproc > 1 ? "-" + std::to_string(first + launch.nproc - 1) : "");
+    progress.start("node " + std::to_string(launch.node_rank), "ranks ended", launch.nproc, 0, false);
+    launch.on_wait = [&](int running) {
+      progress.update(launch.nproc - running, {{"running", std::to_string(running)}, {"ranks", ranks}, {"rank 0 on", launch.master_addr}});
+    };
+  }
   const env::LaunchOutcome outcome = env::launch_workers(launch);
+  if (launch.node_rank != 0) progress.finish();
   if (outcome.exit_code != 0) {
     const std::string out = flags.run.out_dir.empty() ? "results/<name>" : flags.run.out_dir;
     std::cerr << "orchestra launch: the run failed: " << outcome.message << ". Results up to the last finished epoch are in " << out
@@ -141,7 +160,9 @@ int command_worker(const Args& args) {
   env::C10dCommunicator comm(spec);
   try {
     const ExperimentResult result = run_real_experiment(std::move(config), comm, flags.run);
-    if (comm.rank() == 0) std::cout << comparison_table(result.outcomes, result.target_accuracy) << "results: " << result.out_dir << "/\n";
+    if (comm.rank() == 0)
+      std::cout << comparison_table(result.outcomes, result.target_accuracy) << "results: " << result.out_dir << "/\n"
+                << story_after_table(results_of_run(result.out_dir, result.outcomes), result.out_dir, nullptr);
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "orchestra worker rank " << spec.rank << ": " << e.what() << std::endl;

@@ -9,6 +9,7 @@
 #include "experiments/runner/experiment.hpp"
 #include "experiments/runner/seed_runs.hpp"
 #include "experiments/analysis/plots.hpp"
+#include "experiments/cli/result_story.hpp"
 
 namespace experiments {
 
@@ -17,9 +18,12 @@ namespace {
 const char* kRunHelp = R"(usage: orchestra run CONFIG [--out DIR] [--seed N | --seeds LIST [--jobs N]] [--threads N] [--plot] [--quiet]
 
 Runs every policy of the experiment in CONFIG (YAML) on the same cluster, data and seed, then
-prints a comparison table. Results go to DIR (default results/<name>/), one folder per policy:
-rounds.csv, iterations.csv (one row per round: batch and compute time per worker, SE),
-epochs.csv, evals.csv, summary.json, config.json; and comparison.md.
+prints a comparison table and two lines that say what it shows (who reaches the target first,
+and why: idle time, communication). Results go to DIR (default results/<name>/), one folder per
+policy: rounds.csv, iterations.csv (one row per round: batch and compute time per worker, SE),
+epochs.csv, evals.csv, summary.json, config.json; and comparison.md. Progress on stderr: each
+policy's epochs (redrawn on a terminal, a line every 5 s and one per epoch otherwise;
+ORCHESTRA_PROGRESS_EVERY_S changes the 5).
 
   --out DIR      where to write results
   --seed N       override the config's seed (and run that one seed)
@@ -30,11 +34,24 @@ epochs.csv, evals.csv, summary.json, config.json; and comparison.md.
                  the results are the same files as one after another)
   --threads N    intra-op threads for libtorch and OpenBLAS (default: runtime.threads, 1)
   --plot         at the end, draw the figures of `orchestra compare --plot` into DIR/plots/
+                 (`orchestra compare DIR --html` then writes one page to share)
   --quiet        no progress output
 
 example:
   orchestra run configs/quickstart.yaml --out results/quickstart
 )";
+
+// The figures of `compare --plot`, saying on stderr which one it draws; where they are is said
+// after the table (result_story.hpp).
+PlotReport draw_figures(const std::string& results_dir, bool quiet) {
+  PlotOptions options;
+  options.out_dir = results_dir + "/plots";
+  if (!quiet) options.on_figure = [](const std::string& name) { std::cerr << "plotting " << name << "\n"; };
+  const PlotReport report = make_plots(read_results({results_dir}), options);
+  if (!quiet)
+    for (const auto& note : report.notes) std::cerr << "note: " << note << "\n";
+  return report;
+}
 
 }  // namespace
 
@@ -74,17 +91,22 @@ int command_run(const Args& args) {
   if (options.seed && !options.seeds.empty()) throw UsageError("give --seed or --seeds, not both");
   ExperimentConfig config = load_config(config_path);
   if (plot) find_gnuplot("gnuplot");  // a missing gnuplot is said before a long run, not after
+  // The figures are drawn before the table is printed, so that the output ends with the table,
+  // the lines that say what it shows, and where the figures are.
   if (!options.seed && (!options.seeds.empty() || !config.seeds.empty())) {
     const SeedRunResult result = run_seeds(std::move(config), options);
-    std::cout << seed_markdown(result.rows) << "results: " << result.out_dir << "/ (one folder per seed)\n";
-    if (plot) plot_results(result.out_dir, options.quiet);
+    const PlotReport plots = plot ? draw_figures(result.out_dir, options.quiet) : PlotReport{};
+    std::vector<std::string> seed_dirs;  // these seeds', not the folders an earlier run may have left
+    for (const auto seed : result.seeds) seed_dirs.push_back(result.out_dir + "/seed-" + std::to_string(seed));
+    std::cout << seed_markdown(result.rows) << "results: " << result.out_dir << "/ (one folder per seed)\n"
+              << story_after_table(read_results(seed_dirs), result.out_dir, plot ? &plots : nullptr);
     return 0;
   }
   if (options.jobs > 1) throw UsageError("--jobs runs several seeds at once: give --seeds too");
   const ExperimentResult result = run_experiment(std::move(config), options);
-  std::cout << comparison_table(result.outcomes, result.target_accuracy)
-            << "results: " << result.out_dir << "/\n";
-  if (plot) plot_results(result.out_dir, options.quiet);
+  const PlotReport plots = plot ? draw_figures(result.out_dir, options.quiet) : PlotReport{};
+  std::cout << comparison_table(result.outcomes, result.target_accuracy) << "results: " << result.out_dir << "/\n"
+            << story_after_table(results_of_run(result.out_dir, result.outcomes), result.out_dir, plot ? &plots : nullptr);
   return 0;
 }
 

@@ -1,6 +1,8 @@
 // The A3C commands (issue 5): `train` (server + K agent processes on this machine), `serve` and
 // `agent` (the same two halves started by hand on several machines), `keygen` (CURVE keys).
 #include <algorithm>
+#include <cstdio>
+#include <functional>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -12,6 +14,7 @@
 #include "experiments/cli/cli_args.hpp"
 #include "experiments/cli/commands.hpp"
 #include "env/train/compute_threads.hpp"
+#include "experiments/runner/progress_reporter.hpp"
 #include "experiments/runner/train_config.hpp"
 
 namespace experiments {
@@ -24,6 +27,9 @@ processes, each with its own environment and seed, pushing gradients asynchronou
 Writes to DIR (default results/<name>/): policy.pt (load it with `policy: DIR/policy.pt` in an
 orchestra-a3c policy, or torch.load in Python), checkpoint.pt (every a3c.checkpoint_every updates
 and at the end), train.csv (update, episodes, mean reward, mean time to target, ...).
+Progress on stderr: updates done, episodes, mean return and time to target over the last
+a3c.stats_window episodes, updates per second and ETA (redrawn on a terminal, a line every 5 s
+otherwise; ORCHESTRA_PROGRESS_EVERY_S changes the 5).
 
   --out DIR      where to write
   --resume       continue from DIR/checkpoint.pt (same config)
@@ -35,7 +41,7 @@ example:
   orchestra train configs/a3c_train.yaml --out results/a3c
 )";
 
-const char* kServeHelp = R"(usage: orchestra serve CONFIG [--bind ENDPOINT] [--keys FILE] [--out DIR] [--resume] [--updates N]
+const char* kServeHelp = R"(usage: orchestra serve CONFIG [--bind ENDPOINT] [--keys FILE] [--out DIR] [--resume] [--updates N] [--quiet]
 
 Runs only the A3C parameter server of `orchestra train`, for agents started by hand
 (`orchestra agent CONFIG --connect ENDPOINT`). Binds tcp://127.0.0.1:5555 by default; any
@@ -135,9 +141,37 @@ agents::ParameterServerOptions server_options(const TrainConfig& config, const C
   s.training = config.training_info;
   s.out_dir = f.out.empty() ? (std::filesystem::path("results") / config.name).string() : f.out;
   s.resume = f.resume;
-  s.log = f.quiet ? nullptr : &std::cout;
+  s.log = nullptr;  // the command gives it its progress reporter's log stream
   if (!f.keys.empty()) s.curve = agents::read_curve_keys(f.keys);
   return s;
+}
+
+// One progress line of training: train.csv's numbers as they stand.
+std::vector<ProgressField> training_fields(const agents::TrainingStats& s) {
+  char ret[64], ttt[96];
+  if (s.window > 0) std::snprintf(ret, sizeof ret, "%.3f", s.mean_return);
+  else std::snprintf(ret, sizeof ret, "-");
+  if (s.reached > 0) std::snprintf(ttt, sizeof ttt, "%.3g s (%d/%d reached)", s.mean_time_to_target_ms / 1000.0, s.reached, s.window);
+  else std::snprintf(ttt, sizeof ttt, "- (0/%d reached)", s.window);
+  std::vector<ProgressField> fields = {{"episodes", std::to_string(s.episodes)}, {"mean return", ret}, {"time to target", ttt}};
+  if (s.dropped > 0) fields.push_back({"dropped", std::to_string(s.dropped)});
+  return fields;
+}
+
+// Serves until done, with a progress line ticked between polls. `also` (may be empty) runs there
+// too and can stop the serving by returning false.
+agents::ServeResult serve_with_progress(agents::ParameterServer& server, ProgressReporter& progress, const std::string& label,
+                                        const std::function<bool()>& also) {
+  const agents::TrainingStats first = server.stats();
+  progress.start(label, "updates", static_cast<double>(first.total_updates), static_cast<double>(first.updates));
+  const agents::ServeResult result = server.serve([&] {
+    const agents::TrainingStats s = server.stats();
+    progress.update(static_cast<double>(s.updates), training_fields(s));
+    return also ? also() : true;
+  });
+  progress.update(static_cast<double>(server.stats().updates), training_fields(server.stats()));
+  progress.finish();
+  return result;
 }
 
 int finish(const std::string& command, const agents::ServeResult& r, const std::string& out_dir) {
@@ -160,14 +194,17 @@ int command_train(const Args& args) {
     return 0;
   }
   const TrainConfig config = load_train_config(f.config);
+  ProgressReporter progress(ProgressReporter::style_for(stderr, f.quiet), stderr,
+                            f.quiet ? ProgressTiming{} : ProgressTiming::from_environment());
   env::set_compute_threads(1);  // the agents are the parallelism; one thread each keeps 2 cores sane
   agents::ParameterServerOptions options = server_options(config, f);
+  if (!f.quiet) options.log = &progress.log_stream();  // "agent 1 joined" and the progress line share stderr
   zmq::context_t context;
   agents::ParameterServer server(context, options);
   std::vector<std::string> common = {f.config, "--connect", server.endpoint()};
   agents::AgentProcesses children(options.a3c.agents, common, options.log);
   // Between polls: reap agents that ended; when none is left there is nobody to wait for.
-  const agents::ServeResult result = server.serve([&children] { return children.poll() > 0; });
+  const agents::ServeResult result = serve_with_progress(server, progress, "train", [&children] { return children.poll() > 0; });
   children.stop_all(std::chrono::milliseconds(static_cast<long>(std::min(options.a3c.reply_timeout_s, 10.0) * 1000)));
   return finish("train", result, options.out_dir);
 }
@@ -179,12 +216,15 @@ int command_serve(const Args& args) {
     return 0;
   }
   const TrainConfig config = load_train_config(f.config);
+  ProgressReporter progress(ProgressReporter::style_for(stderr, f.quiet), stderr,
+                            f.quiet ? ProgressTiming{} : ProgressTiming::from_environment());
   env::set_compute_threads(1);
   agents::ParameterServerOptions options = server_options(config, f);
+  if (!f.quiet) options.log = &progress.log_stream();
   options.bind = f.bind.empty() ? "tcp://127.0.0.1:5555" : f.bind;
   zmq::context_t context;
   agents::ParameterServer server(context, options);
-  return finish("serve", server.serve(), options.out_dir);
+  return finish("serve", serve_with_progress(server, progress, "serve", {}), options.out_dir);
 }
 
 int command_agent(const Args& args) {

@@ -88,6 +88,7 @@ ExperimentResult run_experiment(ExperimentConfig config, const RunOptions& optio
   result.target_accuracy = config.budget.target_accuracy;
   result.out_dir = options.out_dir.empty() ? "results/" + config.name : options.out_dir;
   Progress progress(Progress::style_for(stderr, options.quiet), stderr);
+  progress.set_prefix(options.progress_prefix);
   for (const auto& entry : config.policies) {
     BuiltPolicy built = make_policy(entry, config);
     PolicyOutcome outcome = simulate_policy(config, entry, *built.policy, data, progress);

@@ -18,6 +18,7 @@ struct RunOptions {
   bool quiet = false;
   std::vector<std::uint64_t> seeds;    // several seeds: seed_runs.hpp (overrides the config's seeds:)
   int jobs = 1;                        // seeds run at once, in processes (seed_runs.hpp)
+  std::string progress_prefix;         // before each progress label: "seed 7 (2/5) " when one run of several
 };
 
 struct ExperimentResult {

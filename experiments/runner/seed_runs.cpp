@@ -16,6 +16,8 @@
 
 #include "common/atomic_file.hpp"
 #include "common/errors.hpp"
+#include "experiments/registry/policy_registry.hpp"
+#include "experiments/runner/progress_reporter.hpp"
 
 namespace experiments {
 namespace {
@@ -56,7 +58,7 @@ Child start_seed(const std::string& config_file, std::uint64_t seed, const std::
 }
 
 // Polls the children; a finished one is removed. Returns the first failure's message, if any.
-std::string reap(std::vector<Child>& running, const std::string& out_dir, int& done, std::size_t total, bool quiet) {
+std::string reap(std::vector<Child>& running, const std::string& out_dir, int& done, std::size_t total, ProgressReporter& progress) {
   for (auto it = running.begin(); it != running.end();) {
     int status = 0;
     if (::waitpid(it->pid, &status, WNOHANG) != it->pid) {
@@ -70,15 +72,49 @@ std::string reap(std::vector<Child>& running, const std::string& out_dir, int& d
              (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status)) : "signal " + std::to_string(WTERMSIG(status))) +
              "): see " + seed_dir(out_dir, seed) + ".log";
     ++done;
-    if (!quiet) std::fprintf(stderr, "seed %llu done (%d/%zu)\n", static_cast<unsigned long long>(seed), done, total);
+    progress.message("seed " + std::to_string(seed) + " done (" + std::to_string(done) + "/" + std::to_string(total) + ")");
   }
   return "";
+}
+
+// The labels of the policies every seed runs (their results folders), sweeps expanded.
+std::vector<std::string> policy_labels(ExperimentConfig config) {
+  expand_sweeps(config);
+  std::vector<std::string> labels;
+  for (const auto& p : config.policies) labels.push_back(p.label);
+  return labels;
+}
+
+// How many policies of the running seeds have finished since `since`: their folders appear whole
+// (results_files.hpp) when a policy is done; an older folder of an earlier run does not count.
+int policies_finished(const std::vector<Child>& running, const std::vector<std::string>& labels, const std::string& out_dir,
+                      std::filesystem::file_time_type since) {
+  int finished = 0;
+  std::error_code ec;
+  for (const auto& c : running)
+    for (const auto& label : labels) {
+      const auto time = std::filesystem::last_write_time(seed_dir(out_dir, c.seed) + "/" + label + "/summary.json", ec);
+      if (!ec && time >= since) ++finished;
+    }
+  return finished;
+}
+
+std::string seed_list(const std::vector<Child>& running) {
+  std::string list;
+  for (const auto& c : running) list += (list.empty() ? "" : ", ") + std::to_string(c.seed);
+  return list.empty() ? "-" : list;
 }
 
 void run_in_processes(const ExperimentConfig& config, const std::vector<std::uint64_t>& seeds, const std::string& out_dir,
                       const RunOptions& options) {
   if (config.file.empty() || !std::filesystem::exists(config.file))
     throw common::UsageError("--jobs runs each seed as `orchestra run CONFIG`: the config must come from a file");
+  // The children run --quiet into their logs; the progress is counted here in finished policies.
+  ProgressReporter progress(ProgressReporter::style_for(stderr, options.quiet), stderr,
+                            options.quiet ? ProgressTiming{} : ProgressTiming::from_environment());
+  const std::vector<std::string> labels = policy_labels(config);
+  const auto started = std::filesystem::file_time_type::clock::now() - std::chrono::seconds(1);  // coarse file times
+  progress.start("seeds", "policies", static_cast<double>(seeds.size() * labels.size()), 0, false);
   std::vector<Child> running;
   std::size_t next = 0;
   int done = 0;
@@ -86,9 +122,13 @@ void run_in_processes(const ExperimentConfig& config, const std::vector<std::uin
   while (failure.empty() && (next < seeds.size() || !running.empty())) {
     while (next < seeds.size() && static_cast<int>(running.size()) < options.jobs)
       running.push_back(start_seed(config.file, seeds[next++], out_dir, options));
-    failure = reap(running, out_dir, done, seeds.size(), options.quiet);
+    failure = reap(running, out_dir, done, seeds.size(), progress);
+    const auto finished = static_cast<std::size_t>(done) * labels.size() + static_cast<std::size_t>(policies_finished(running, labels, out_dir, started));
+    progress.update(static_cast<double>(finished), {{"seeds done", std::to_string(done) + "/" + std::to_string(seeds.size())},
+                                                    {"running seeds", seed_list(running)}});
     if (failure.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  if (failure.empty()) progress.finish();
   if (failure.empty()) return;
   // The other seeds stop: SIGTERM, up to 5 s to end, then SIGKILL (which cannot be refused).
   for (const auto& c : running) ::kill(c.pid, SIGTERM);
@@ -122,11 +162,21 @@ SeedRunResult run_seeds(ExperimentConfig config, const RunOptions& options) {
   if (options.jobs > 1) {
     run_in_processes(config, result.seeds, result.out_dir, options);
   } else {
-    for (const auto seed : result.seeds) {
+    // One seed after the other in this process: each run's own progress, its labels prefixed with
+    // the seed, and a line per seed with the time the others should take.
+    ProgressReporter progress(ProgressReporter::style_for(stderr, options.quiet), stderr);
+    const auto start = std::chrono::steady_clock::now();
+    const std::size_t n = result.seeds.size();
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::uint64_t seed = result.seeds[k];
       RunOptions one = options;
       one.seed = seed;
       one.out_dir = seed_dir(result.out_dir, seed);
+      one.progress_prefix = "seed " + std::to_string(seed) + " (" + std::to_string(k + 1) + "/" + std::to_string(n) + ") ";
       run_experiment(config, one);
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      progress.message("seed " + std::to_string(seed) + " done (" + std::to_string(k + 1) + "/" + std::to_string(n) + ")  elapsed " +
+                       format_duration(elapsed) + "  ETA " + format_duration(elapsed / static_cast<double>(k + 1) * static_cast<double>(n - k - 1)));
     }
   }
   result.rows = write_seed_summary(result.out_dir, result.seeds);

@@ -135,6 +135,32 @@ TEST_CASE("plots: the A3C training curve from train.csv") {
   check_svg(r.svg, f.series, "A3C training");
 }
 
+TEST_CASE("plots: the timeline, boxes of compute, idle and communication per worker from each policy's first round") {
+  testing::TempDir tmp;
+  testing::write_results(tmp / "exp");
+  const auto runs = read_results({tmp / "exp"});
+  std::vector<RoundSeries> rounds;
+  for (const auto& p : runs[0].policies) rounds.push_back(read_rounds_csv(p.rounds_csv));
+  std::vector<TimelinePanel> panels;
+  for (std::size_t i = 0; i < rounds.size(); ++i) panels.push_back({runs[0].policies[i].label, &rounds[i], i == 0 ? "compute 75%" : ""});
+  const Figure f = timeline_figure(panels, "exp", "timeline", FigureOptions{});
+  // Window: 3 rounds of fixed-t's (median 155 ms), at most 100 of dsgd's (60 ms), within the
+  // shortest run (dsgd, lbb: 240 ms): 0.24 s.
+  CHECK(f.title == "Where the time goes: the first 0.24 s of each policy, per worker: exp");
+  // dsgd round 1 (0-65 ms): fast computes 40 ms then idles 20 (the top lane, y = 1); slow computes
+  // 60 (y = 0); both communicate 5 ms at the end. Boxes: centre, lane, half width, half height (s).
+  CHECK(f.script.find("$t0k0 << EOD\n0.02 1 0.02 0.38\n0.03 0 0.03 0.38\n0.0875 1 0.0225 0.38\n") != std::string::npos);
+  CHECK(f.script.find("$t0k1 << EOD\n0.05 1 0.01 0.38\n") != std::string::npos);  // slow never idles: no box
+  CHECK(f.script.find("$t0k2 << EOD\n0.0625 1 0.0025 0.38\n0.0625 0 0.0025 0.38\n") != std::string::npos);
+  CHECK(f.script.find("set title 'dsgd: compute 75%' noenhanced") != std::string::npos);
+  CHECK(f.script.find("set ytics ('fast' 1, 'slow' 0) noenhanced") != std::string::npos);
+  CHECK(f.script.find("$t2k0") != std::string::npos);  // fixed-t's panel
+  CHECK(f.series == std::vector<std::string>{"compute", "idle at the barrier", "communication"});
+  const Rendered r = render_both(f, tmp / "plots");
+  check_png(r.png);
+  check_svg(r.svg, f.series, "Where the time goes");
+}
+
 TEST_CASE("plots: make_plots draws every figure a results directory calls for") {
   testing::TempDir tmp;
   testing::write_results(tmp / "exp");
@@ -144,7 +170,7 @@ TEST_CASE("plots: make_plots draws every figure a results directory calls for") 
   const PlotReport report = make_plots(read_results({tmp / "exp"}), options);
   std::vector<std::string> names;
   for (const auto& f : report.files) names.push_back(std::filesystem::path(f).filename().string());
-  CHECK(names == std::vector<std::string>{"accuracy_vs_time.png", "accuracy_vs_time.svg", "dsgd.iterations.png",
+  CHECK(names == std::vector<std::string>{"accuracy_vs_time.png", "accuracy_vs_time.svg", "timeline.png", "timeline.svg", "dsgd.iterations.png",
                                           "dsgd.iterations.svg", "lbb.iterations.png", "lbb.iterations.svg",
                                           "fixed-t.iterations.png", "fixed-t.iterations.svg", "fixed-t.barrier.png",
                                           "fixed-t.barrier.svg", "a3c_training.png", "a3c_training.svg"});

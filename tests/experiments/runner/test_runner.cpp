@@ -8,8 +8,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <regex>
+#include <sstream>
 
 #include "common/csv_table.hpp"
+#include "experiments/analysis/explanation.hpp"
+#include "experiments/analysis/time_shares.hpp"
 #include "experiments/config/config.hpp"
 #include "experiments/runner/experiment.hpp"
 #include "test_helpers.hpp"
@@ -147,28 +152,61 @@ TEST_CASE("a truncated IDX file stops the run before any result is written") {
   CHECK_FALSE(fs::exists(dir / "out"));
 }
 
-TEST_CASE("the quickstart: local-sgd reaches the target before dsgd, every policy trains for real" *
+TEST_CASE("the quickstart tells its story: orchestra-lcm first, lbb without idle time, local-sgd with least communication, "
+          "dsgd paying both, every policy trained for real" *
           doctest::skip(!fs::exists("/usr/share/datasets/fashion-mnist"))) {
   TempDir dir;
   experiments::RunOptions options;
   options.quiet = true;
   options.out_dir = dir / "q";
   const auto result = experiments::run_experiment(experiments::load_config(std::string(ORCHESTRA_SOURCE_DIR) + "/configs/quickstart.yaml"), options);
-  const auto find = [&](const std::string& label) -> const experiments::PolicyOutcome& {
-    for (const auto& o : result.outcomes)
-      if (o.label == label) return o;
-    FAIL("no policy " << label);
-    throw;
-  };
-  const auto& dsgd = find("dsgd");
-  const auto& local = find("local-sgd");
-  REQUIRE(dsgd.time_to_target_s);
-  REQUIRE(local.time_to_target_s);
-  CHECK(*local.time_to_target_s < *dsgd.time_to_target_s);
-  for (const auto& o : result.outcomes) {
-    CAPTURE(o.label);
-    CHECK(o.final_accuracy > 0.80);
+  const auto runs = experiments::read_results({options.out_dir});
+  REQUIRE(runs.size() == 1);
+  std::map<std::string, experiments::TimeShares> shares;
+  std::map<std::string, double> ttt;
+  for (const auto& p : runs[0].policies) {
+    CAPTURE(p.label);
+    shares[p.label] = experiments::time_shares(p);
+    REQUIRE(p.time_to_target_s);
+    ttt[p.label] = *p.time_to_target_s;
+    CHECK(p.final_accuracy > 0.84);
   }
+  REQUIRE(shares.size() == 4);
+  // Who wins: Orchestra's barrier, well ahead; every other policy ahead of dsgd.
+  CHECK(ttt["orchestra-lcm"] * 2 < std::min({ttt["local-sgd"], ttt["lbb"]}));
+  CHECK(ttt["local-sgd"] < ttt["dsgd"]);
+  CHECK(ttt["lbb"] < ttt["dsgd"]);
+  // Why, as the config's header says: dsgd waits and communicates; lbb removes the waiting,
+  // local-sgd the communication, orchestra-lcm most of both.
+  CHECK(shares["dsgd"].idle > 0.2);
+  CHECK(shares["dsgd"].comm > 0.4);
+  CHECK(shares["lbb"].idle < 0.02);
+  CHECK(shares["lbb"].comm > shares["dsgd"].comm);
+  CHECK(shares["local-sgd"].comm < shares["orchestra-lcm"].comm);
+  CHECK(shares["local-sgd"].idle > shares["dsgd"].idle);
+  CHECK(shares["orchestra-lcm"].idle < 0.05);
+  CHECK(shares["orchestra-lcm"].compute > 2 * shares["dsgd"].compute);
+  CHECK(experiments::explain_run(runs[0]).result.rfind("orchestra-lcm reaches 85.0% first", 0) == 0);
+  CHECK(result.outcomes.size() == 4);
+}
+
+TEST_CASE("orchestra run --plot ends with the table, the two lines that say what it shows, and where the figures are") {
+  TempDir dir;
+  testing::write_text(dir / "t.yaml", kTiny);
+  const auto r = testing::run_command(binary() + " run " + (dir / "t.yaml") + " --out " + (dir / "out") + " --plot --quiet 2>/dev/null");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  std::vector<std::string> lines;
+  std::istringstream in(r.output);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  REQUIRE(lines.size() >= 4);
+  const auto n = lines.size();
+  CHECK(lines[n - 4] == "results: " + (dir / "out") + "/");
+  CHECK(std::regex_match(lines[n - 3], std::regex(R"((dsgd|local-sgd|mllsgd|osa) reaches 50\.0% first, in .+\.)")));
+  CHECK(lines[n - 2].rfind("Why: ", 0) == 0);
+  CHECK(lines[n - 1].rfind("Figures: " + (dir / "out/plots/accuracy_vs_time.png") + ", " + (dir / "out/plots/timeline.png") + " (", 0) == 0);
+  CHECK(fs::exists(dir / "out/plots/timeline.png"));
+  CHECK(r.output.find("| policy |") < r.output.find("results: "));
 }
 
 TEST_CASE("one speedup rule: run, its summaries and compare all measure against dsgd, wherever it is listed") {
