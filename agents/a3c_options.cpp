@@ -22,8 +22,17 @@ A3cOptions read_a3c_options(const YAML::Node& node, const std::string& file, con
   o.hidden.clear();
   for (const auto h : r.integers("hidden", hidden, 1, 4096)) o.hidden.push_back(static_cast<int>(h));
   if (o.hidden.empty()) r.fail("hidden", "expected a non-empty list of layer widths");
+  o.algorithm = r.option("algorithm", o.algorithm, {{"a3c", Algorithm::A3c}, {"ppo", Algorithm::Ppo}});
   o.n_steps = static_cast<int>(r.integer("n_steps", o.n_steps, 1, 10000));
   o.gamma = r.real("gamma", o.gamma, 0.0, 1.0);
+  o.ppo_rollout_steps = static_cast<int>(r.integer("ppo_rollout_steps", o.ppo_rollout_steps, 1, 1 << 20));
+  o.ppo_epochs = static_cast<int>(r.integer("ppo_epochs", o.ppo_epochs, 1, 1000));
+  o.ppo_minibatch = static_cast<int>(r.integer("ppo_minibatch", o.ppo_minibatch, 1, 1 << 20));
+  o.ppo_clip = r.real("ppo_clip", o.ppo_clip, 0.0, 1.0, true);
+  o.gae_lambda = r.real("gae_lambda", o.gae_lambda, 0.0, 1.0);
+  if (o.algorithm == Algorithm::A3c)
+    for (const char* key : {"ppo_rollout_steps", "ppo_epochs", "ppo_minibatch", "ppo_clip", "gae_lambda"})
+      if (r.has(key)) r.fail(key, "a PPO option: set algorithm: ppo to use it");
   o.entropy_coef = r.real("entropy_coef", o.entropy_coef, 0.0, 100.0);
   o.value_loss_coef = r.real("value_loss_coef", o.value_loss_coef, 0.0, 100.0);
   o.max_grad_norm = r.real("max_grad_norm", o.max_grad_norm, 0.0, kHuge);
@@ -56,6 +65,9 @@ void validate(const A3cOptions& o) {
     if (h < 1) bad("hidden", "positive layer widths");
   if (o.n_steps < 1) bad("n_steps", "an integer >= 1");
   if (!(o.gamma >= 0 && o.gamma <= 1)) bad("gamma", "a number in [0, 1]");
+  if (o.ppo_rollout_steps < 1 || o.ppo_epochs < 1 || o.ppo_minibatch < 1) bad("ppo_rollout_steps, ppo_epochs, ppo_minibatch", "integers >= 1");
+  if (!(o.ppo_clip > 0 && o.ppo_clip <= 1)) bad("ppo_clip", "a number in (0, 1]");
+  if (!(o.gae_lambda >= 0 && o.gae_lambda <= 1)) bad("gae_lambda", "a number in [0, 1]");
   if (!(o.entropy_coef >= 0)) bad("entropy_coef", "a number >= 0");
   if (!(o.value_loss_coef >= 0)) bad("value_loss_coef", "a number >= 0");
   if (!(o.max_grad_norm >= 0)) bad("max_grad_norm", "a number >= 0");

@@ -14,13 +14,28 @@ namespace agents {
 
 enum class OptimizerKind { Adam, RmsProp };
 
+// The learner the agents run. A3C (Mnih et al. 2016, the paper's): one gradient per rollout of up
+// to n_steps steps. PPO (Schulman et al. 2017, clipped surrogate with GAE): rollouts of
+// ppo_rollout_steps steps, each used for ppo_epochs passes of minibatch gradients, every one pushed
+// to the same parameter server: an environment step here is seconds of real training, and PPO
+// learns several times from each.
+enum class Algorithm { A3c, Ppo };
+
 struct A3cOptions {
+  Algorithm algorithm = Algorithm::A3c;
   // Network: shared trunk of tanh layers, then a policy head (3 actions) and a value head.
   std::vector<int> hidden = {64, 64};
   // Rollout length t_max: gradients are pushed every n_steps environment steps or at episode end
   // (Mnih et al. use t_max = 5; one step here is one training epoch, so rollouts are short).
   int n_steps = 5;
-  double gamma = 0.99;             // discount of the n-step return
+  double gamma = 0.99;             // discount of the n-step return (and of PPO's GAE)
+  // PPO (algorithm: ppo): steps per rollout (across episodes), passes over it, minibatch size,
+  // the clip epsilon of the surrogate and GAE's lambda (Schulman et al. 2016).
+  int ppo_rollout_steps = 256;
+  int ppo_epochs = 4;
+  int ppo_minibatch = 64;
+  double ppo_clip = 0.2;
+  double gae_lambda = 0.95;
   double entropy_coef = 0.01;      // beta of the entropy bonus (Mnih et al.: 0.01)
   double value_loss_coef = 0.5;    // weight of the critic's squared error in the shared loss
   double max_grad_norm = 0.5;      // global L2 clip of each pushed gradient (0: no clipping)

@@ -1,5 +1,6 @@
 #include "agents/agent_worker.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 #include <stdexcept>
@@ -83,27 +84,56 @@ AgentResult AgentWorker::run() {
   RolloutRunner runner(env_, splitmix64(welcome->aux + 1));
   say("agent " + std::to_string(result.agent_id) + " joined at version " + std::to_string(version));
 
-  while (true) {
-    const Rollout rollout = runner.collect(net, options_.a3c.n_steps, rng);
-    for (const EpisodeStats& e : rollout.finished) {
+  const auto report = [&](const std::vector<EpisodeStats>& finished) {
+    for (const EpisodeStats& e : finished) {
       send(socket_, Message{MessageType::Episode, result.agent_id, version, 0, episode_values(e)});
       ++result.episodes;
     }
-    const GradientResult g = rollout_gradient(net, rollout, options_.a3c);
+  };
+  // Pushes one gradient and takes the server's answer; false when training is over for this agent.
+  const auto push = [&](const GradientResult& g) {
     send(socket_, Message{MessageType::Gradient, result.agent_id, version, 0, g.gradient});
     ++result.gradients_pushed;
     const std::optional<Message> answer = await_reply(socket_, count, options_.a3c.reply_timeout_s);
     if (!answer) {
       result.exit = AgentExit::ServerTimeout;
-      break;
+      return false;
     }
     if (answer->type == MessageType::Stop) {
       result.exit = AgentExit::Stopped;
-      break;
+      return false;
     }
-    if (answer->values.size() != count) continue;  // not ours to use; keep the old parameters
-    set_flat_parameters(net, answer->values);
-    version = answer->params_version;
+    if (answer->values.size() == count) {  // otherwise not ours to use: keep the old parameters
+      set_flat_parameters(net, answer->values);
+      version = answer->params_version;
+    }
+    return true;
+  };
+  bool going = true;
+  while (going) {
+    if (options_.a3c.algorithm == Algorithm::A3c) {
+      const Rollout rollout = runner.collect(net, options_.a3c.n_steps, rng);
+      report(rollout.finished);
+      going = push(rollout_gradient(net, rollout, options_.a3c));
+      continue;
+    }
+    // PPO: one rollout, then ppo_epochs shuffled passes of minibatch gradients over it, each pushed
+    // and answered with the server's newest parameters (the clip bounds how far they move from the
+    // collecting policy, whose log-probabilities the rollout holds).
+    const PpoRollout rollout = runner.collect_steps(net, options_.a3c.ppo_rollout_steps, rng);
+    report(rollout.finished);
+    const NStepTargets targets = ppo_targets(net, rollout, options_.a3c);
+    std::vector<std::size_t> order(rollout.observations.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    for (int epoch = 0; epoch < options_.a3c.ppo_epochs && going; ++epoch) {
+      for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[static_cast<std::size_t>(rng() % i)]);
+      for (std::size_t start = 0; start < order.size() && going; start += static_cast<std::size_t>(options_.a3c.ppo_minibatch)) {
+        const std::size_t end = std::min(order.size(), start + static_cast<std::size_t>(options_.a3c.ppo_minibatch));
+        going = push(ppo_gradient(net, rollout, targets, std::vector<std::size_t>(order.begin() + static_cast<std::ptrdiff_t>(start),
+                                                                                 order.begin() + static_cast<std::ptrdiff_t>(end)),
+                                  options_.a3c));
+      }
+    }
   }
   result.env_steps = runner.steps();
   result.last_params_version = version;

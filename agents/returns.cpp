@@ -23,4 +23,26 @@ NStepTargets n_step_targets(const std::vector<double>& rewards, const std::vecto
   return out;
 }
 
+NStepTargets gae_targets(const std::vector<double>& rewards, const std::vector<double>& values, const std::vector<bool>& dones,
+                         double bootstrap_value, double gamma, double lambda) {
+  if (rewards.size() != values.size() || rewards.size() != dones.size())
+    throw std::invalid_argument("GAE: " + std::to_string(rewards.size()) + " rewards, " + std::to_string(values.size()) + " values and " +
+                                std::to_string(dones.size()) + " done flags");
+  if (!(gamma >= 0 && gamma <= 1 && lambda >= 0 && lambda <= 1))
+    throw std::invalid_argument("GAE: gamma and lambda must be in [0, 1], got " + std::to_string(gamma) + " and " + std::to_string(lambda));
+  NStepTargets out;
+  out.returns.resize(rewards.size());
+  out.advantages.resize(rewards.size());
+  double advantage = 0;
+  for (std::size_t k = rewards.size(); k-- > 0;) {
+    const double next_value = dones[k] ? 0.0 : (k + 1 < rewards.size() ? values[k + 1] : bootstrap_value);
+    const double carry = dones[k] ? 0.0 : advantage;
+    const double delta = rewards[k] + gamma * next_value - values[k];
+    advantage = delta + gamma * lambda * carry;
+    out.advantages[k] = advantage;
+    out.returns[k] = advantage + values[k];
+  }
+  return out;
+}
+
 }  // namespace agents

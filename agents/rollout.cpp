@@ -1,8 +1,11 @@
 #include "agents/rollout.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "agents/policy_file.hpp"
+#include "agents/ppo_loss.hpp"
 #include "agents/returns.hpp"
 
 namespace agents {
@@ -17,45 +20,75 @@ std::uint64_t splitmix64(std::uint64_t x) {
 RolloutRunner::RolloutRunner(orchestra::BarrierEnv& env, std::uint64_t base_seed, std::uint64_t first_episode)
     : env_(env), base_seed_(base_seed), episode_(first_episode) {}
 
-Rollout RolloutRunner::collect(ActorCritic& net, int n_steps, std::mt19937_64& rng) {
-  if (n_steps < 1) throw std::invalid_argument("rollout: n_steps must be >= 1");
+RolloutRunner::Taken RolloutRunner::take_step(ActorCritic& net, std::mt19937_64& rng, std::vector<EpisodeStats>& finished) {
   if (!running_) {
     observation_ = env_.reset(splitmix64(base_seed_ + episode_)).observation;
     ++episode_;
     current_ = EpisodeStats{};
     running_ = true;
   }
+  Taken t;
+  t.observation = observation_;
+  const auto size = static_cast<std::int64_t>(observation_.size());
+  std::vector<double> probs;
+  {
+    // Only the policy's forward runs without autograd: the environment's step trains a model.
+    torch::NoGradGuard no_grad;
+    const torch::Tensor obs = torch::from_blob(observation_.data(), {1, size}, torch::kFloat);
+    const ActorCriticOutput out = net->forward(obs);
+    const torch::Tensor p = torch::softmax(out.logits, -1).to(torch::kDouble).contiguous();
+    probs.assign(p.data_ptr<double>(), p.data_ptr<double>() + p.numel());
+    t.value = out.value.item<double>();
+  }
+  t.action_index = sample_index(probs, rng);
+  t.log_prob = std::log(std::max(probs[static_cast<std::size_t>(t.action_index)], 1e-300));
+  t.step = env_.step(static_cast<int>(orchestra::action_from_index(t.action_index)));
+  ++steps_;
+  observation_ = t.step.observation;
+  current_.total_reward += t.step.reward;
+  current_.epochs = t.step.info.epoch;
+  current_.clock_ms = t.step.info.clock_ms;
+  if (t.step.info.reached_target && !current_.reached_target) {
+    current_.reached_target = true;
+    current_.time_to_target_ms = t.step.info.clock_ms;
+  }
+  if (t.step.terminated || t.step.truncated) {
+    finished.push_back(current_);
+    running_ = false;
+    t.episode_over = true;
+  }
+  return t;
+}
+
+Rollout RolloutRunner::collect(ActorCritic& net, int n_steps, std::mt19937_64& rng) {
+  if (n_steps < 1) throw std::invalid_argument("rollout: n_steps must be >= 1");
   Rollout r;
   for (int i = 0; i < n_steps; ++i) {
-    const auto size = static_cast<std::int64_t>(observation_.size());
-    torch::Tensor p;
-    {
-      // Only the policy's forward runs without autograd: the environment's step trains a model.
-      torch::NoGradGuard no_grad;
-      const torch::Tensor obs = torch::from_blob(observation_.data(), {1, size}, torch::kFloat);
-      p = torch::softmax(net->forward(obs).logits, -1).to(torch::kDouble).contiguous();
-    }
-    const int index = sample_index(std::vector<double>(p.data_ptr<double>(), p.data_ptr<double>() + p.numel()), rng);
-    const orchestra::StepResult step = env_.step(static_cast<int>(orchestra::action_from_index(index)));
-    ++steps_;
-    r.observations.push_back(observation_);
-    r.action_indices.push_back(index);
-    r.rewards.push_back(step.reward);
-    observation_ = step.observation;
-    current_.total_reward += step.reward;
-    current_.epochs = step.info.epoch;
-    current_.clock_ms = step.info.clock_ms;
-    if (step.info.reached_target && !current_.reached_target) {
-      current_.reached_target = true;
-      current_.time_to_target_ms = step.info.clock_ms;
-    }
-    if (step.terminated || step.truncated) {
+    Taken t = take_step(net, rng, r.finished);
+    r.observations.push_back(std::move(t.observation));
+    r.action_indices.push_back(t.action_index);
+    r.rewards.push_back(t.step.reward);
+    if (t.episode_over) {
       // The budget ends an episode for good (orchestra/rl/local_sgd_barrier_env.hpp): no bootstrap.
       r.terminated = true;
-      r.finished.push_back(current_);
-      running_ = false;
       break;
     }
+  }
+  r.next_observation = observation_;
+  return r;
+}
+
+PpoRollout RolloutRunner::collect_steps(ActorCritic& net, int steps, std::mt19937_64& rng) {
+  if (steps < 1) throw std::invalid_argument("rollout: steps must be >= 1");
+  PpoRollout r;
+  for (int i = 0; i < steps; ++i) {
+    Taken t = take_step(net, rng, r.finished);
+    r.observations.push_back(std::move(t.observation));
+    r.action_indices.push_back(t.action_index);
+    r.old_log_probs.push_back(t.log_prob);
+    r.values.push_back(t.value);
+    r.rewards.push_back(t.step.reward);
+    r.dones.push_back(t.episode_over);
   }
   r.next_observation = observation_;
   return r;
@@ -86,6 +119,53 @@ GradientResult rollout_gradient(ActorCritic& net, const Rollout& rollout, const 
 
   const ActorCriticOutput head{out.logits.narrow(0, 0, steps), out.value.narrow(0, 0, steps)};
   const A3cLoss loss = a3c_loss(head, rollout.action_indices, targets.returns, targets.advantages, options);
+  loss.total.backward();
+  GradientResult g;
+  g.norm_before_clip = clip_gradients(*net, options.max_grad_norm);
+  g.gradient = flat_gradients(net);
+  g.policy_loss = loss.policy;
+  g.value_loss = loss.value;
+  g.entropy = loss.entropy;
+  return g;
+}
+
+NStepTargets ppo_targets(ActorCritic& net, const PpoRollout& rollout, const A3cOptions& options) {
+  double bootstrap = 0;
+  if (!rollout.dones.empty() && !rollout.dones.back()) {
+    torch::NoGradGuard no_grad;
+    std::vector<float> next = rollout.next_observation;
+    bootstrap = net->forward(torch::from_blob(next.data(), {1, static_cast<std::int64_t>(next.size())}, torch::kFloat)).value.item<double>();
+  }
+  NStepTargets t = gae_targets(rollout.rewards, rollout.values, rollout.dones, bootstrap, options.gamma, options.gae_lambda);
+  // Normalized advantages: one scale for the policy's step whatever the reward's units.
+  double mean = 0, square = 0;
+  for (double a : t.advantages) mean += a;
+  mean /= static_cast<double>(t.advantages.size());
+  for (double a : t.advantages) square += (a - mean) * (a - mean);
+  const double sd = std::sqrt(square / static_cast<double>(t.advantages.size()));
+  for (double& a : t.advantages) a = (a - mean) / (sd + 1e-8);
+  return t;
+}
+
+GradientResult ppo_gradient(ActorCritic& net, const PpoRollout& rollout, const NStepTargets& targets, const std::vector<std::size_t>& indices,
+                            const A3cOptions& options) {
+  if (indices.empty()) throw std::invalid_argument("ppo gradient: empty minibatch");
+  const auto size = static_cast<std::int64_t>(rollout.next_observation.size());
+  std::vector<float> stacked;
+  std::vector<int> actions;
+  std::vector<double> old_log_probs, advantages, returns;
+  for (std::size_t i : indices) {
+    if (i >= rollout.observations.size()) throw std::invalid_argument("ppo gradient: sample index out of range");
+    stacked.insert(stacked.end(), rollout.observations[i].begin(), rollout.observations[i].end());
+    actions.push_back(rollout.action_indices[i]);
+    old_log_probs.push_back(rollout.old_log_probs[i]);
+    advantages.push_back(targets.advantages[i]);
+    returns.push_back(targets.returns[i]);
+  }
+  torch::AutoGradMode autograd(true);
+  net->zero_grad();
+  const ActorCriticOutput out = net->forward(torch::from_blob(stacked.data(), {static_cast<std::int64_t>(indices.size()), size}, torch::kFloat));
+  const PpoLoss loss = ppo_loss(out, actions, old_log_probs, advantages, returns, options);
   loss.total.backward();
   GradientResult g;
   g.norm_before_clip = clip_gradients(*net, options.max_grad_norm);

@@ -10,6 +10,7 @@
 
 #include "agents/a3c_loss.hpp"
 #include "agents/actor_critic.hpp"
+#include "agents/returns.hpp"
 #include "orchestra/barrier_env.hpp"
 
 namespace agents {
@@ -32,6 +33,19 @@ struct Rollout {
   std::vector<EpisodeStats> finished;            // episodes that ended in this rollout (0 or 1)
 };
 
+// PPO's rollout: a number of environment steps from where the runner stands, across episodes, with
+// what the collecting policy said about each (its log-probability of the action taken, its value).
+struct PpoRollout {
+  std::vector<std::vector<float>> observations;
+  std::vector<int> action_indices;
+  std::vector<double> old_log_probs;  // log pi_old(a_i|s_i)
+  std::vector<double> values;         // V_old(s_i)
+  std::vector<double> rewards;
+  std::vector<bool> dones;            // step i ended its episode
+  std::vector<float> next_observation;
+  std::vector<EpisodeStats> finished;
+};
+
 struct GradientResult {
   std::vector<float> gradient;  // flat, in parameter order (actor_critic.hpp)
   double policy_loss = 0;
@@ -48,10 +62,23 @@ class RolloutRunner {
   // Up to n_steps steps with actions sampled from pi(.|s; net) using `rng`; stops early at the end
   // of an episode (a rollout never spans two). Starts a new episode first if none is running.
   Rollout collect(ActorCritic& net, int n_steps, std::mt19937_64& rng);
+  // PPO: exactly `steps` steps, starting new episodes as they end.
+  PpoRollout collect_steps(ActorCritic& net, int steps, std::mt19937_64& rng);
   std::uint64_t episodes_started() const { return episode_; }
   std::int64_t steps() const { return steps_; }
 
  private:
+  struct Taken {
+    std::vector<float> observation;  // s_i
+    int action_index = 0;
+    double log_prob = 0;
+    double value = 0;
+    orchestra::StepResult step;
+    bool episode_over = false;
+  };
+  // One step of the current episode (started first if none runs), sampled from pi(.|s; net).
+  Taken take_step(ActorCritic& net, std::mt19937_64& rng, std::vector<EpisodeStats>& finished);
+
   orchestra::BarrierEnv& env_;
   std::uint64_t base_seed_;
   std::uint64_t episode_;
@@ -65,6 +92,15 @@ class RolloutRunner {
 // V(next_observation) unless terminal, loss, backward, global-norm clip. Leaves the gradients in
 // `net` as well.
 GradientResult rollout_gradient(ActorCritic& net, const Rollout& rollout, const A3cOptions& options);
+
+// PPO's targets for a rollout: GAE (returns.hpp) from the recorded values, bootstrapped from
+// V(next_observation) under `net`, advantages then normalized to mean 0 and sd 1 over the rollout.
+NStepTargets ppo_targets(ActorCritic& net, const PpoRollout& rollout, const A3cOptions& options);
+
+// The gradient of the PPO loss (ppo_loss.hpp) on the rollout's samples `indices`, clipped like
+// rollout_gradient's. Leaves the gradients in `net` as well.
+GradientResult ppo_gradient(ActorCritic& net, const PpoRollout& rollout, const NStepTargets& targets,
+                            const std::vector<std::size_t>& indices, const A3cOptions& options);
 
 // SplitMix64 (Steele et al. 2014): decorrelates seeds that differ by one.
 std::uint64_t splitmix64(std::uint64_t x);

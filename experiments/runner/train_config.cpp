@@ -70,7 +70,7 @@ TrainConfig load_train_config(const std::string& path) {
   c.a3c = agents::read_a3c_options(top.raw("a3c"), path, "a3c");
   top.reject_unknown_keys();
   c.training_info = {{"config", c.name},
-                     {"algorithm", "a3c"},
+                     {"algorithm", c.a3c.algorithm == agents::Algorithm::Ppo ? "ppo" : "a3c"},
                      {"environment", c.environment == TrainEnvironment::Toy ? "toy" : (c.distribution ? "cluster distribution" : "fixed clusters")},
                      {"reward", c.reward == Reward::Time ? "time" : "eq1"},
                      {"reward_record", c.reward_record == orchestra::RecordScope::History ? "history" : "episode"}};

@@ -8,6 +8,7 @@
 #include "agents/a3c_loss.hpp"
 #include "agents/a3c_options.hpp"
 #include "agents/policy_file.hpp"
+#include "agents/ppo_loss.hpp"
 #include "agents/returns.hpp"
 #include "agents/rollout.hpp"
 #include "agents/toy_barrier_env.hpp"
@@ -61,6 +62,44 @@ TEST_CASE("the A3C loss matches its terms computed by hand") {
   CHECK_THROWS_AS(agents::a3c_loss(out, {0}, {1.0}, {1.0}, o), std::invalid_argument);
 }
 
+TEST_CASE("GAE: deltas discounted by gamma * lambda, cut at an episode's end, returns = A + V") {
+  // gamma 0.9, lambda 0.5; steps 0-1 end an episode at step 1, step 2 bootstraps from V = 2.
+  //   delta_2 = -1 + 0.9 * 2 - 1.0  = -0.2          A_2 = -0.2
+  //   delta_1 =  0 + 0 - 0.25       = -0.25         A_1 = -0.25 (done: nothing carried over)
+  //   delta_0 =  1 + 0.9 * 0.25 - 0.5 = 0.725       A_0 = 0.725 + 0.45 * -0.25 = 0.6125
+  const agents::NStepTargets t = agents::gae_targets({1, 0, -1}, {0.5, 0.25, 1.0}, {false, true, false}, 2.0, 0.9, 0.5);
+  CHECK(t.advantages[2] == Approx(-0.2));
+  CHECK(t.advantages[1] == Approx(-0.25));
+  CHECK(t.advantages[0] == Approx(0.6125));
+  CHECK(t.returns[0] == Approx(0.6125 + 0.5));
+  CHECK(t.returns[2] == Approx(-0.2 + 1.0));
+  // lambda 1 with no episode end is the n-step return's advantage.
+  const agents::NStepTargets mc = agents::gae_targets({1, 0, -1}, {0.5, 0.25, 1.0}, {false, false, false}, 2.0, 0.9, 1.0);
+  const agents::NStepTargets n_step = agents::n_step_targets({1, 0, -1}, {0.5, 0.25, 1.0}, 2.0, 0.9);
+  for (std::size_t i = 0; i < 3; ++i) CHECK(mc.advantages[i] == Approx(n_step.advantages[i]));
+  CHECK_THROWS_AS(agents::gae_targets({1}, {0}, {}, 0, 0.9, 0.9), std::invalid_argument);
+  CHECK_THROWS_AS(agents::gae_targets({1}, {0}, {false}, 0, 0.9, 1.5), std::invalid_argument);
+}
+
+TEST_CASE("the PPO loss: the clipped surrogate by hand, inside and outside the clip") {
+  // Uniform pi (log pi = -ln 3). Sample 0: pi_old = 1/6, ratio 2, A = +1: clipped to 1.2 * 1.
+  // Sample 1: pi_old = 1/2, ratio 2/3, A = -1: min(-2/3, -0.8) = -0.8 (clipped, the lower side).
+  // Sample 2: pi_old = 1/3, ratio 1, A = 0.5: 0.5.
+  agents::ActorCriticOutput out{torch::zeros({3, 3}), torch::tensor({0.0f, 1.0f, 2.0f})};
+  agents::A3cOptions o;
+  o.ppo_clip = 0.2;
+  o.value_loss_coef = 0.5;
+  o.entropy_coef = 0.01;
+  const agents::PpoLoss loss = agents::ppo_loss(out, {0, 1, 2}, {std::log(1.0 / 6), std::log(0.5), std::log(1.0 / 3)}, {1.0, -1.0, 0.5},
+                                                {1.0, 1.0, 1.0}, o);
+  CHECK(loss.policy == Approx(-(1.2 - 0.8 + 0.5) / 3));
+  CHECK(loss.value == Approx((1.0 + 0.0 + 1.0) / 3));
+  CHECK(loss.entropy == Approx(std::log(3.0)));
+  CHECK(loss.clip_fraction == Approx(2.0 / 3));
+  CHECK(loss.total.item<double>() == Approx(loss.policy + 0.5 * loss.value - 0.01 * std::log(3.0)).epsilon(1e-5));
+  CHECK_THROWS_AS(agents::ppo_loss(out, {0}, {0.0}, {1.0}, {1.0}, o), std::invalid_argument);
+}
+
 TEST_CASE("gradient clipping rescales the global norm and keeps the direction") {
   torch::nn::Linear layer(2, 1);
   layer->weight.mutable_grad() = torch::tensor({{3.0f, 0.0f}});
@@ -87,6 +126,21 @@ TEST_CASE("a3c: options read with defaults, and errors name file:line and key") 
                        common::ConfigError);
   CHECK_THROWS_WITH_AS(agents::read_a3c_options(YAML::Load("a3c:\n  hidden: [8, x]\n")["a3c"], "t.yaml"),
                        "t.yaml:2: a3c.hidden[1]: expected a positive integer, got 'x'", common::ConfigError);
+
+  const agents::A3cOptions ppo = agents::read_a3c_options(
+      YAML::Load("a3c:\n  algorithm: ppo\n  ppo_rollout_steps: 64\n  ppo_epochs: 3\n  ppo_minibatch: 16\n  ppo_clip: 0.1\n  gae_lambda: 0.9\n")["a3c"], "t.yaml");
+  CHECK(ppo.algorithm == agents::Algorithm::Ppo);
+  CHECK(ppo.ppo_rollout_steps == 64);
+  CHECK(ppo.ppo_epochs == 3);
+  CHECK(ppo.ppo_minibatch == 16);
+  CHECK(ppo.ppo_clip == Approx(0.1));
+  CHECK(ppo.gae_lambda == Approx(0.9));
+  CHECK_THROWS_WITH_AS(agents::read_a3c_options(YAML::Load("a3c:\n  ppo_epochs: 3\n")["a3c"], "t.yaml"),
+                       "t.yaml:2: a3c.ppo_epochs: a PPO option: set algorithm: ppo to use it", common::ConfigError);
+  CHECK_THROWS_WITH_AS(agents::read_a3c_options(YAML::Load("a3c:\n  algorithm: dqn\n")["a3c"], "t.yaml"),
+                       "t.yaml:2: a3c.algorithm: expected one of a3c, ppo, got 'dqn'", common::ConfigError);
+  CHECK_THROWS_WITH_AS(agents::read_a3c_options(YAML::Load("a3c:\n  algorithm: ppo\n  ppo_clip: 0\n")["a3c"], "t.yaml"),
+                       doctest::Contains("a3c.ppo_clip: expected a number > 0"), common::ConfigError);
 }
 
 namespace {
