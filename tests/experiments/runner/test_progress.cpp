@@ -3,6 +3,9 @@
 // a user pipes them (`orchestra train | cat`, `run`, `run --seeds --jobs`, `launch`), their lines
 // parsed for their fields, with ORCHESTRA_PROGRESS_EVERY_S making the interval short.
 #include <doctest/doctest.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -91,6 +94,21 @@ std::string joined(const std::vector<TimedLine>& lines) {
 }
 
 std::string binary() { return ORCHESTRA_BINARY; }
+
+// A TCP port nothing listens on now: the OS picks one for a socket bound to port 0.
+int free_tcp_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  const bool bound = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+                     ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
+  ::close(fd);
+  REQUIRE(bound);
+  return ntohs(address.sin_port);
+}
 
 // The A3C toy environment, slow enough that updates are seconds apart: one agent, two 700 ms steps
 // per rollout. Only the heartbeat can then print lines more often than updates happen.
@@ -346,15 +364,19 @@ TEST_CASE("orchestra launch | cat: rank 0 reports each policy's epochs as `run` 
   CHECK(policies == std::set<std::string>{"dsgd", "local-sgd", "lbb"});
   CHECK(std::regex_search(joined(lines), std::regex(R"(\n\S+ reaches 50\.0% first, in [^\n]+\nWhy: )")));  // rank 0's table ends as run's
 
-  // Two machines (here two launchers): the one without rank 0 says how its ranks do.
-  const std::string port = std::to_string(20000 + ::getpid() % 20000);
+  // Two machines (here two launchers): the one without rank 0 says how its ranks do. Node 0 starts
+  // first and hosts the store on a port the OS reported free; node 1 starts once node 0 says so.
+  const std::string port = std::to_string(free_tcp_port());
   const std::string node = binary() + " launch --nproc 1 --nnodes 2 --master-addr 127.0.0.1 --master-port " + port + " " +
                            (dir / "real.yaml") + " --timeout 60 --out " + (dir / "two");
-  const std::string both = "(ORCHESTRA_PROGRESS_EVERY_S=0.05 " + node + " --node-rank 0 > " + (dir / "node0.log") +
-                           " 2>&1 & ORCHESTRA_PROGRESS_EVERY_S=0.05 " + node + " --node-rank 1; wait)";
+  const std::string node0_log = dir / "node0.log";
+  const std::string both = "(ORCHESTRA_PROGRESS_EVERY_S=0.05 " + node + " --node-rank 0 > " + node0_log +
+                           " 2>&1 & for i in $(seq 200); do grep -q 'starting ranks' " + node0_log +
+                           " 2>/dev/null && break; sleep 0.05; done; ORCHESTRA_PROGRESS_EVERY_S=0.05 " + node +
+                           " --node-rank 1; node1=$?; wait $!; node0=$?; exit $((node1 | node0)))";
   const auto second = timed_lines(both, exit_code);
-  INFO(joined(second));
-  INFO(testing::read_text(dir / "node0.log"));
+  INFO("node 1:\n" << joined(second));
+  INFO("node 0:\n" << testing::read_text(node0_log));
   CHECK(exit_code == 0);
   const std::regex node_line(R"(^node 1  ([01])/1 ranks ended \((0|100)%\)  running ([01])  ranks 1  rank 0 on 127\.0\.0\.1  elapsed \d+:\d\d  ETA \S+$)");
   int node_lines = 0;
