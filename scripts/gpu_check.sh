@@ -14,7 +14,7 @@
 #      accuracies within ACCURACY_TOLERANCE (0.01) of each other, policy by policy; the cuda run
 #      twice gives the same files (wall_clock aside); once more with PyTorch's strict
 #      deterministic mode (ORCHESTRA_CUDA_STRICT_DETERMINISM=1), which fails on any op without a
-#      deterministic kernel
+#      deterministic kernel (and a short ResNet run in that mode too)
 #   4. orchestra launch: one rank on NCCL, two ranks on Gloo sharing the GPU (device: cuda), two
 #      ranks on NCCL when there are two GPUs; each writes every results file
 #   5. bench_device: training steps/s on the GPU and the CPU, 4-256 workers, MLP and CNN, and the
@@ -73,6 +73,12 @@ TORCH_ROOT="$(sed -n 's/^root //p' "$LOGS/torch.txt")"
 GPUS="$(sed -n 's/.* gpus \([0-9]*\) .*/\1/p' "$LOGS/torch.txt")"
 command -v nvidia-smi > /dev/null && nvidia-smi -L | tee -a "$LOGS/torch.txt"
 [ -d "$PREFIX/usr/include/yaml-cpp" ] || { echo "gpu_check: $PREFIX has no unpacked packages (scripts/gpu_deps.sh unpack DIR $PREFIX)"; exit 2; }
+# Debian 12's libraries need glibc 2.34 and GCC 12's libstdc++ (Ubuntu 22.04 or later has both).
+unloadable="$(ldd "$ARCH_LIB/libzmq.so.5" "$ARCH_LIB/libyaml-cpp.so.0.7" 2>&1 | grep 'not found' || true)"
+if [ -n "$unloadable" ]; then
+  echo "gpu_check: warning: the unpacked libraries do not all load here (they need glibc >= 2.34 and GCC 12's libstdc++):"
+  echo "$unloadable"
+fi
 
 # The data: tests and configs read /usr/share/datasets/fashion-mnist.
 DATA=/usr/share/datasets/fashion-mnist
@@ -192,6 +198,11 @@ for model in mlp cnn; do
   run "simulated $model, cuda, strict deterministic mode" "$SIM/$model-strict.log" \
     env ORCHESTRA_CUDA_STRICT_DETERMINISM=1 "$ORCHESTRA" run "$SIM/$model-cuda.yaml" --out "$SIM/$model-strict" --quiet
 done
+
+# The ResNet (batch norm, sequential replicas) once, in strict mode only: its ops have deterministic kernels.
+sim_config resnet cuda | sed 's/train_limit: 30000/train_limit: 8192/; s/epochs: 3/epochs: 1/' > "$SIM/resnet-cuda.yaml"
+run "simulated resnet, cuda, strict deterministic mode" "$SIM/resnet-strict.log" \
+  env ORCHESTRA_CUDA_STRICT_DETERMINISM=1 "$ORCHESTRA" run "$SIM/resnet-cuda.yaml" --out "$SIM/resnet-strict" --quiet
 
 # --- 4. real runs -----------------------------------------------------------------------------
 REAL="$LOGS/real"
