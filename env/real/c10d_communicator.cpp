@@ -1,20 +1,22 @@
-// USE_C10D_GLOO (and USE_C10D_NCCL with CUDA) come from env/CMakeLists.txt: the c10d headers hide
-// their classes behind them, and Debian's TorchConfig.cmake does not export them although its
-// libtorch_cpu is built with Gloo (it links libgloo.so.0 and exports ProcessGroupGloo).
+// Which backends this build has comes from c10d_backends.hpp, written by CMake
+// (cmake/TorchSetup.cmake): Gloo where libtorch was built with it and its headers were found, NCCL
+// where libtorch has CUDA and the CUDA and NCCL headers were found (nccl_process_group.cpp).
 #include "env/real/c10d_communicator.hpp"
 #include "common/errors.hpp"
 
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 
-#if ORCHESTRA_HAVE_NCCL
-#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
-#include <torch/cuda.h>
+#include "c10d_backends.hpp"
+#include "env/real/c10d_group.hpp"
+#include "env/train/device.hpp"
+
+#if ORCHESTRA_HAVE_GLOO
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #endif
 
 namespace env {
@@ -39,17 +41,18 @@ std::string reason_of(const std::exception& e) {
   return first_line(e.what());
 }
 
-bool is_loopback(const std::string& host) { return host == "localhost" || host.rfind("127.", 0) == 0; }
+[[maybe_unused]] bool is_loopback(const std::string& host) { return host == "localhost" || host.rfind("127.", 0) == 0; }
 
 }  // namespace
 
 const char* backend_name(CommBackend backend) { return backend == CommBackend::Nccl ? "nccl" : "gloo"; }
 
-bool nccl_available() {
+std::string backend_unavailable_reason(CommBackend backend) {
+  if (backend == CommBackend::Gloo) return ORCHESTRA_HAVE_GLOO ? "" : ORCHESTRA_NO_GLOO_REASON;
 #if ORCHESTRA_HAVE_NCCL
-  return torch::cuda::is_available();
+  return cuda_unavailable_reason();
 #else
-  return false;
+  return ORCHESTRA_NO_NCCL_REASON;
 #endif
 }
 
@@ -92,8 +95,10 @@ int RendezvousServer::port() const { return impl_->store->getPort(); }
 struct C10dCommunicator::Impl {
   RendezvousSpec spec;
   c10::intrusive_ptr<c10d::Store> store;
-  c10::intrusive_ptr<c10d::ProcessGroup> group;
-  torch::Device device = torch::kCPU;  // where the collectives run (CUDA under NCCL)
+  std::unique_ptr<C10dGroup> group;
+  // Where the collectives run: the rank's GPU under NCCL, the CPU under Gloo (a GPU rank's tensors
+  // are staged through host memory, as ProcessGroupGloo itself would do with CUDA tensors).
+  torch::Device device = torch::kCPU;
 
   [[noreturn]] void fail(const std::string& what, const std::exception& e) const {
     const std::string detail = reason_of(e);
@@ -117,6 +122,12 @@ C10dCommunicator::C10dCommunicator(const RendezvousSpec& spec) : impl_(std::make
   impl_->spec = spec;
   if (spec.world_size < 1 || spec.rank < 0 || spec.rank >= spec.world_size)
     throw common::CommError("rank " + std::to_string(spec.rank) + " outside world size " + std::to_string(spec.world_size));
+  const std::string unavailable = backend_unavailable_reason(spec.backend);
+  if (!unavailable.empty())
+    throw common::CommError(std::string("the ") + backend_name(spec.backend) + " backend is not available: " + unavailable);
+  if (spec.backend == CommBackend::Nccl && !spec.device.is_cuda())
+    throw common::CommError("the nccl backend reduces CUDA tensors, but rank " + std::to_string(spec.rank) +
+                            " trains on the CPU (set runtime.device: cuda)");
   c10d::TCPStoreOptions options;
   options.port = static_cast<std::uint16_t>(spec.master_port);
   options.isServer = false;
@@ -130,17 +141,11 @@ C10dCommunicator::C10dCommunicator(const RendezvousSpec& spec) : impl_(std::make
   try {
     if (spec.backend == CommBackend::Nccl) {
 #if ORCHESTRA_HAVE_NCCL
-      if (!torch::cuda::is_available()) throw common::CommError("the nccl backend needs a CUDA device; none is visible");
-      impl_->device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(spec.local_rank % torch::cuda::device_count()));
-      // Without async error handling a failed NCCL collective never completes and wait() cannot time out.
-      ::setenv("NCCL_ASYNC_ERROR_HANDLING", "1", 0);
-      auto options_nccl = c10d::ProcessGroupNCCL::Options::create();
-      options_nccl->timeout = spec.timeout;
-      impl_->group = c10::make_intrusive<c10d::ProcessGroupNCCL>(impl_->store, spec.rank, spec.world_size, options_nccl);
-#else
-      throw common::CommError("the nccl backend is not available: this libtorch was built without CUDA (use gloo)");
+      impl_->device = spec.device;
+      impl_->group = make_nccl_group(impl_->store, spec);
 #endif
     } else {
+#if ORCHESTRA_HAVE_GLOO
       auto options_gloo = c10d::ProcessGroupGloo::Options::create(spec.timeout);
       // GLOO_SOCKET_IFNAME picks the interface on multi-homed machines, as in PyTorch.
       if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"))
@@ -150,7 +155,9 @@ C10dCommunicator::C10dCommunicator(const RendezvousSpec& spec) : impl_(std::make
       else
         options_gloo->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
       options_gloo->threads = 1;  // one collective at a time: the round loop never overlaps them
-      impl_->group = c10::make_intrusive<c10d::ProcessGroupGloo>(impl_->store, spec.rank, spec.world_size, options_gloo);
+      impl_->group = std::make_unique<C10dGroupOf<c10d::ProcessGroupGloo>>(
+          c10::make_intrusive<c10d::ProcessGroupGloo>(impl_->store, spec.rank, spec.world_size, options_gloo));
+#endif
     }
   } catch (const common::CommError&) {
     throw;
@@ -178,7 +185,7 @@ void C10dCommunicator::all_reduce_sum(std::vector<torch::Tensor>& tensors, const
   for (const auto& t : tensors) flat_parts.push_back(t.reshape({-1}));
   std::vector<torch::Tensor> buffer{torch::cat(flat_parts).to(impl_->device)};
   impl_->run(what, [&] { return impl_->group->allreduce(buffer); });
-  const torch::Tensor result = buffer[0].to(torch::kCPU);
+  const torch::Tensor& result = buffer[0];  // copy_ below moves it back where each tensor lives
   torch::NoGradGuard no_grad;
   std::int64_t offset = 0;
   for (auto& t : tensors) {
@@ -193,7 +200,7 @@ void C10dCommunicator::broadcast(torch::Tensor& tensor, int root, const std::str
   options.rootRank = root;
   options.timeout = impl_->spec.timeout;
   impl_->run(what, [&] { return impl_->group->broadcast(buffer, options); });
-  tensor.copy_(buffer[0].to(torch::kCPU));
+  tensor.copy_(buffer[0]);
 }
 
 torch::Tensor C10dCommunicator::all_gather(const torch::Tensor& input, const std::string& what) {

@@ -1,6 +1,8 @@
-// The Communicator of real runs: c10d's ProcessGroupGloo on CPU, ProcessGroupNCCL when libtorch
-// was built with CUDA (ORCHESTRA_HAVE_NCCL; compiled away otherwise). Rendezvous goes through a
-// c10d::TCPStore hosted by RendezvousServer (the launcher on node 0, as torchrun's agent does).
+// The Communicator of real runs: c10d's ProcessGroupGloo (collectives on the CPU, for ranks that
+// train on the CPU or on a GPU), ProcessGroupNCCL for ranks that train on a GPU each, where
+// libtorch has CUDA (compiled away otherwise: backend_unavailable_reason says why). Rendezvous goes
+// through a c10d::TCPStore hosted by RendezvousServer (the launcher on node 0, as torchrun's agent
+// does).
 #pragma once
 
 #include <chrono>
@@ -19,9 +21,10 @@ struct RendezvousSpec {
   int master_port = 0;                    // its port (RendezvousServer::port())
   int rank = 0;
   int world_size = 1;
-  int local_rank = 0;                     // rank on this machine: picks the GPU under NCCL
+  int local_rank = 0;                     // rank on this machine (env::rank_device picks its GPU from it)
   std::chrono::milliseconds timeout{60000};  // every store call and every collective
   CommBackend backend = CommBackend::Gloo;
+  torch::Device device = torch::kCPU;     // where this rank trains; NCCL runs the collectives there (a GPU)
 };
 
 // Hosts the TCPStore every rank connects to. Port 0 asks the OS for a free port (single-node
@@ -61,8 +64,9 @@ class C10dCommunicator final : public Communicator {
   std::unique_ptr<Impl> impl_;
 };
 
-// True when this build has ProcessGroupNCCL and a CUDA device is visible.
-bool nccl_available();
+// Why `backend` cannot run here, in one clause (empty when it can): NCCL needs a CUDA libtorch,
+// the CUDA and NCCL headers at configure time, and a visible GPU; Gloo a libtorch built with it.
+std::string backend_unavailable_reason(CommBackend backend);
 const char* backend_name(CommBackend backend);
 
 }  // namespace env

@@ -7,6 +7,7 @@
 
 #include "common/errors.hpp"
 #include "env/sim/simulation.hpp"
+#include "env/train/device.hpp"
 
 namespace env {
 namespace {
@@ -20,6 +21,8 @@ double ms_since(Clock::time_point start) { return std::chrono::duration<double, 
 RealWorker::RealWorker(const RealWorkerSpec& spec, std::shared_ptr<const DatasetPair> data, Communicator& comm)
     : spec_(spec), data_(std::move(data)), comm_(comm), order_(data_ ? data_->train.size() : 0, derive_seed(spec.seed, 2), true) {
   if (!data_) throw std::invalid_argument("a real run needs a dataset");
+  prepare_device(spec_.device);
+  data_ = place_on(data_, spec_.device);
   if (spec_.training.timing_only) throw std::invalid_argument("a real run trains for real: training.timing_only must be false");
   if (spec_.cluster.num_workers() != comm_.world_size())
     throw std::invalid_argument("real run: the cluster lists " + std::to_string(spec_.cluster.num_workers()) + " workers for " +
@@ -27,7 +30,7 @@ RealWorker::RealWorker(const RealWorkerSpec& spec, std::shared_ptr<const Dataset
   const auto& images = data_->train.images;
   // Seeds as the simulator's ReplicaSet does, so rank r starts from the simulator's replica r.
   replicas_ = std::make_unique<ReplicaSet>(spec_.training.model, std::vector<std::int64_t>{images.size(1), images.size(2), images.size(3)},
-                                           data_->train.num_classes, 1, spec_.training.optimizer, spec_.seed);
+                                           data_->train.num_classes, 1, spec_.training.optimizer, spec_.seed, spec_.device);
 }
 
 std::vector<torch::Tensor> RealWorker::state() {
@@ -70,6 +73,7 @@ void RealWorker::begin_epoch(const RoundPlan& plan) {
 double RealWorker::timed(const std::function<void()>& step, double clock_ms) {
   const auto start = Clock::now();
   step();
+  synchronize(spec_.device);  // a GPU's queued kernels are part of the step
   const double measured = ms_since(start);
   double ms = measured;
   for (const auto& p : spec_.perturbations)
@@ -249,7 +253,7 @@ void RealWorker::average(double my_weight, bool receive, const std::string& what
 double RealWorker::probe_ms(int batch, double clock_ms) {
   if (batch <= 0) return 0.0;
   const std::int64_t n = data_->train.size();
-  auto index = torch::arange(batch, torch::kInt64).remainder(n);
+  auto index = torch::arange(batch, torch::TensorOptions(torch::kInt64).device(spec_.device)).remainder(n);
   auto x = data_->train.images.index_select(0, index);
   auto y = data_->train.labels.index_select(0, index);
   Classifier& model = replicas_->model(0);

@@ -35,6 +35,9 @@ struct RealWorkerSpec {
   // t * slowdown + add_ms (LBB's cyclic +ms with period_s); the difference is slept.
   std::vector<Perturbation> perturbations;
   std::uint64_t seed = 1;          // the experiment's seed: model init and data order
+  // Where this rank trains (env::rank_device of runtime.device): its replica, its samples (the data
+  // set is placed there once) and its aggregation; measured step times wait for the device.
+  torch::Device device = torch::kCPU;
 };
 
 // What this rank did in one round; rank 0 gathers them into the RoundReport.

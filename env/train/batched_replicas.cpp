@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "env/sim/cluster.hpp"
+#include "env/train/device.hpp"
 #include "env/train/replicas.hpp"
 #include "env/train/stacked_mlp.hpp"
 #include "env/train/stacked_models.hpp"
@@ -45,6 +46,23 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void sgd_momentum_p
   }
 }
 
+// Off the CPU, a slot's losses stay on the device until the round is over: reading them after every
+// slot would make the host wait for that slot's kernels before it can queue the next slot's.
+struct SlotLosses {
+  std::vector<std::int64_t> who;  // the slot's stepping workers, in order
+  torch::Tensor losses;           // [who.size()], on the device
+};
+
+void read_losses(const std::vector<SlotLosses>& pending, std::vector<std::vector<double>>& losses) {
+  if (pending.empty()) return;
+  std::vector<torch::Tensor> parts;
+  for (const auto& p : pending) parts.push_back(p.losses);
+  const torch::Tensor all = torch::cat(parts).to(torch::kCPU, torch::kDouble);  // one transfer for the round
+  const double* value = all.data_ptr<double>();
+  for (const auto& p : pending)
+    for (const std::int64_t worker : p.who) losses[static_cast<std::size_t>(worker)].push_back(*value++);
+}
+
 }  // namespace
 
 BatchedReplicaSet::BatchedReplicaSet(const ModelSpec& model, const std::vector<std::int64_t>& input_shape, int classes,
@@ -78,7 +96,7 @@ std::vector<torch::Tensor> BatchedReplicaSet::rows_of(const std::vector<std::int
     for (const auto& p : params_) rows.push_back(p.narrow(0, who.front(), count));
     return rows;
   }
-  const torch::Tensor chosen = torch::tensor(who, torch::kInt64).to(device_);
+  const torch::Tensor chosen = to_device(torch::tensor(who, torch::kInt64), device_);
   for (const auto& p : params_) rows.push_back(p.index_select(0, chosen));
   return rows;
 }
@@ -106,6 +124,7 @@ void BatchedReplicaSet::sgd_update(const std::vector<std::int64_t>& who, const s
   torch::NoGradGuard no_grad;
   const auto wd = static_cast<float>(optimizer_.weight_decay), mu = static_cast<float>(optimizer_.momentum),
              lr = static_cast<float>(optimizer_.lr);
+  torch::Tensor index;  // the stepping rows, on a GPU: sent once for every parameter
   for (std::size_t k = 0; k < params_.size(); ++k) {
     if (device_.is_cpu()) {
       // torch::optim::SGD's arithmetic (d = g + wd p; buf = mu buf + d, which a zero buffer makes
@@ -119,7 +138,7 @@ void BatchedReplicaSet::sgd_update(const std::vector<std::int64_t>& who, const s
       continue;
     }
     // Other devices: the same update as tensor operations on the stepping rows.
-    const torch::Tensor index = torch::tensor(who, torch::kInt64).to(device_);
+    if (!index.defined()) index = to_device(torch::tensor(who, torch::kInt64), device_);
     const torch::Tensor p = params_[k].index_select(0, index), m = momentum_[k].index_select(0, index);
     m.mul_(optimizer_.momentum).add_(grads[k].add(p, optimizer_.weight_decay));
     p.add_(m, -optimizer_.lr);
@@ -133,7 +152,7 @@ double BatchedReplicaSet::gradient_step(const Dataset& train, const std::vector<
   for (const auto& span : batches) index.insert(index.end(), span.data, span.data + span.size);
   if (index.empty()) return 0.0;
   const auto total = static_cast<std::int64_t>(index.size());
-  const torch::Tensor rows = torch::tensor(index, torch::kInt64).to(device_);
+  const torch::Tensor rows = to_device(torch::tensor(index, torch::kInt64), device_);
   const torch::Tensor inputs = train.images.index_select(0, rows).unsqueeze(0);
   const std::vector<std::int64_t> shared{0};  // the shared model is replica 0 (ReplicaSet::gradient_step)
   const torch::Tensor weights = torch::full({total}, 1.0 / static_cast<double>(total), inputs.options());
@@ -150,6 +169,7 @@ std::vector<double> BatchedReplicaSet::local_steps(const Dataset& train, const s
   std::size_t slots = 0;
   for (const auto& b : batches) slots = std::max(slots, b.size());
   std::vector<std::vector<double>> losses(n);
+  std::vector<SlotLosses> pending;  // off the CPU: read after the round
   for (std::size_t s = 0; s < slots; ++s) {
     std::vector<std::int64_t> who;  // the workers with a step in this slot, in order
     std::int64_t widest = 1;
@@ -172,16 +192,21 @@ std::vector<double> BatchedReplicaSet::local_steps(const Dataset& train, const s
     }
     // Only the replicas that step are computed: Orchestra's fast workers take several times the
     // slow ones' steps, and the tail of a round would otherwise compute idle replicas.
-    const torch::Tensor rows = torch::tensor(index, torch::kInt64).to(device_);
+    const torch::Tensor rows = to_device(torch::tensor(index, torch::kInt64), device_);
     const torch::Tensor inputs = train.images.index_select(0, rows);
     std::vector<std::int64_t> shape{static_cast<std::int64_t>(who.size()), widest};
     for (std::int64_t d = 1; d < inputs.dim(); ++d) shape.push_back(inputs.size(d));
     const StackedGradients g =
-        gradients(rows_of(who), inputs.view(shape), train.labels.index_select(0, rows), torch::tensor(weight).to(device_));
+        gradients(rows_of(who), inputs.view(shape), train.labels.index_select(0, rows), to_device(torch::tensor(weight), device_));
     sgd_update(who, g.grads);
+    if (!device_.is_cpu()) {
+      pending.push_back({std::move(who), g.losses});
+      continue;
+    }
     const torch::Tensor on_cpu = g.losses.to(torch::kCPU, torch::kDouble);
     for (std::size_t r = 0; r < who.size(); ++r) losses[static_cast<std::size_t>(who[r])].push_back(on_cpu.data_ptr<double>()[r]);
   }
+  read_losses(pending, losses);
   std::vector<double> out;
   for (const auto& l : losses) out.insert(out.end(), l.begin(), l.end());
   return out;
@@ -191,11 +216,11 @@ void BatchedReplicaSet::average(const std::vector<int>& members, const std::vect
   if (members.empty()) return;
   if (others_stale_) make_all_equal_to_first();
   torch::NoGradGuard no_grad;
-  const torch::Tensor who = torch::tensor(std::vector<std::int64_t>(members.begin(), members.end()), torch::kInt64).to(device_);
-  const torch::Tensor w = torch::tensor(weights, torch::kDouble).to(device_, params_[0].scalar_type());
+  const torch::Tensor who = to_device(torch::tensor(std::vector<std::int64_t>(members.begin(), members.end()), torch::kInt64), device_);
+  const torch::Tensor w = to_device(torch::tensor(weights, torch::kDouble).to(params_[0].scalar_type()), device_);
   const bool everyone = static_cast<int>(receivers.size()) == num_workers_;
   const torch::Tensor to =
-      torch::tensor(std::vector<std::int64_t>(receivers.begin(), receivers.end()), torch::kInt64).to(device_);
+      to_device(torch::tensor(std::vector<std::int64_t>(receivers.begin(), receivers.end()), torch::kInt64), device_);
   for (auto& p : params_) {
     // One weighted reduction over the replica dimension, then one broadcast write.
     const torch::Tensor chosen = p.index_select(0, who);

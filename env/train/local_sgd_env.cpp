@@ -27,10 +27,8 @@ LocalSgdEnv::LocalSgdEnv(EnvSpec spec, std::shared_ptr<const DatasetPair> data, 
   if (!training_.timing_only) {
     if (!data_) throw std::invalid_argument("a training run needs a dataset");
     device_ = resolve_device(training_.device);
-    if (!device_.is_cpu()) {  // once per run: the steps then only index on the device
-      train_on_device_ = {data_->train.images.to(device_), data_->train.labels.to(device_), data_->train.num_classes};
-      test_on_device_ = {data_->test.images.to(device_), data_->test.labels.to(device_), data_->test.num_classes};
-    }
+    prepare_device(device_);
+    placed_ = place_on(data_, device_);  // once per process on a GPU: the steps then only send indices
     const auto& images = data_->train.images;
     const std::vector<std::int64_t> shape{images.size(1), images.size(2), images.size(3)};
     replicas_ = make_replicas(training_.replicas, training_.model, shape, data_->train.num_classes, workers, training_.optimizer,
@@ -56,7 +54,7 @@ EpochReport LocalSgdEnv::finish_epoch() {
 
 EvalResult LocalSgdEnv::evaluate() {
   if (!replicas_) return {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
-  return replicas_->evaluate(device_.is_cpu() ? data_->test : test_on_device_);
+  return replicas_->evaluate(placed_->test);
 }
 
 void LocalSgdEnv::begin_epoch(int epoch) {

@@ -69,12 +69,12 @@ class LocalSgdEnv : public RoundCluster, private TrainingHooks {
                      const RoundPlan& plan) override {
     replicas_->global_update(members, weights, steps, plan.weighting == AverageWeighting::FedNova, plan.outer);
   }
-  const Dataset& train_data() const { return device_.is_cpu() ? data_->train : train_on_device_; }
+  const Dataset& train_data() const { return placed_->train; }
 
   TrainingSpec training_;
   std::shared_ptr<const DatasetPair> data_;
   torch::Device device_ = torch::kCPU;
-  Dataset train_on_device_, test_on_device_;  // copies, when the device is not the CPU
+  std::shared_ptr<const DatasetPair> placed_;  // data_ on device_ (data_ itself on the CPU; device.hpp place_on)
   std::unique_ptr<WorkerReplicas> replicas_;
   std::unique_ptr<Simulation> simulation_;
 };

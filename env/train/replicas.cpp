@@ -1,6 +1,7 @@
 #include "env/train/replicas.hpp"
 
 #include "env/sim/cluster.hpp"
+#include "env/train/device.hpp"
 
 namespace env {
 namespace {
@@ -126,7 +127,7 @@ void ReplicaSet::set_learning_rate(double lr) {
 std::pair<torch::Tensor, torch::Tensor> gather_batch(const Dataset& data, IndexSpan span) {
   // The span points into EpochData's order, which outlives this call; from_blob does not copy.
   auto index = torch::from_blob(const_cast<std::int64_t*>(span.data), {span.size}, torch::kInt64);
-  if (!data.images.device().is_cpu()) index = index.to(data.images.device());
+  index = to_device(index, data.images.device());
   return {data.images.index_select(0, index), data.labels.index_select(0, index)};
 }
 

@@ -1,5 +1,7 @@
 // `orchestra launch` (start the worker processes of a real run) and the hidden `orchestra worker`
 // (one of those processes).
+#include <torch/cuda.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -12,7 +14,11 @@
 #include "experiments/cli/commands.hpp"
 #include "experiments/cli/result_story.hpp"
 #include "env/real/launcher.hpp"
+<<<<<<< HEAD
 #include "experiments/runner/progress_reporter.hpp"
+=======
+#include "env/train/device.hpp"
+>>>>>>> issue-17
 #include "experiments/runner/real_run.hpp"
 
 namespace experiments {
@@ -25,7 +31,9 @@ const char* kLaunchHelp = R"(usage: orchestra launch --nproc N CONFIG [--out DIR
 Runs a `cluster.mode: real` experiment on real processes: N workers on this machine, M machines
 in all (one worker per entry of cluster.workers, in order: rank = node_rank * N + local rank).
 Rank 0 runs each policy and writes the same results as `orchestra run` after every epoch.
-Collectives go through c10d: Gloo on CPU, NCCL when libtorch has CUDA.
+Collectives go through c10d: Gloo (ranks on the CPU, or on GPUs: runtime.device: cuda), or NCCL
+(runtime.device: cuda, one GPU per rank; needs a CUDA libtorch). With runtime.device: cuda each
+rank trains on GPU LOCAL_RANK mod the visible GPUs.
 
   --nproc N           workers on this machine (default 1)
   --nnodes M          machines (default 1); run the same command on each with its --node-rank
@@ -85,6 +93,19 @@ bool parse_run_flag(ArgCursor& arg, RunFlags& flags) {
   return true;
 }
 
+// NCCL reduces CUDA tensors, one GPU per rank: the ranks must train on GPUs, and this machine's
+// ranks on different ones (NCCL refuses two ranks on one GPU; Gloo does not).
+void check_nccl_devices(const std::string& device, int nproc) {
+  if (device == "cpu") throw UsageError("--backend nccl reduces CUDA tensors: set runtime.device: cuda (each rank then trains on its own GPU)");
+  const auto gpus = static_cast<int>(torch::cuda::device_count());
+  if (device != "cuda" && nproc > 1)
+    throw UsageError("--backend nccl needs one GPU per rank, but runtime.device: " + device + " puts all " + std::to_string(nproc) +
+                     " ranks of this machine on one GPU (use device: cuda, or --backend gloo)");
+  if (nproc > gpus)
+    throw UsageError("--backend nccl needs one GPU per rank: " + std::to_string(nproc) + " ranks on this machine, " + std::to_string(gpus) +
+                     " GPU" + (gpus == 1 ? "" : "s") + " visible (ranks can share a GPU with --backend gloo)");
+}
+
 }  // namespace
 
 int command_launch(const Args& args) {
@@ -121,10 +142,13 @@ int command_launch(const Args& args) {
   if (flags.config.empty()) throw UsageError(std::string("launch needs a CONFIG file\n") + kLaunchHelp);
   if (launch.node_rank >= launch.nnodes) throw UsageError("--node-rank must be below --nnodes");
   if (launch.nnodes > 1 && !port_given) throw UsageError("--nnodes > 1 needs --master-port (and --master-addr) agreed by every machine");
-  if (launch.backend == env::CommBackend::Nccl && !env::nccl_available())
-    throw UsageError("--backend nccl: this build has no NCCL or no CUDA device is visible (use gloo)");
+  if (const std::string why = env::backend_unavailable_reason(launch.backend); !why.empty())
+    throw UsageError(std::string("--backend ") + env::backend_name(launch.backend) + ": " + why +
+                     (launch.backend == env::CommBackend::Nccl ? "; use --backend gloo" : ""));
   // Bad configs are reported here, once, before any worker starts.
-  check_real_config(load_config(flags.config), launch.nnodes * launch.nproc);
+  const ExperimentConfig config = load_config(flags.config);
+  check_real_config(config, launch.nnodes * launch.nproc);
+  if (launch.backend == env::CommBackend::Nccl) check_nccl_devices(config.training.device, launch.nproc);
   launch.quiet = flags.run.quiet;
   launch.worker_args = {flags.config};
   launch.worker_args.insert(launch.worker_args.end(), flags.passthrough.begin(), flags.passthrough.end());
@@ -155,8 +179,11 @@ int command_worker(const Args& args) {
   for (ArgCursor arg(args); arg.next();)
     if (!parse_run_flag(arg, flags)) throw UsageError("unknown option " + arg.arg() + " (worker is started by orchestra launch)");
   if (flags.config.empty()) throw UsageError("worker needs a CONFIG file (it is started by orchestra launch)");
-  const env::RendezvousSpec spec = env::rendezvous_from_environment();
+  env::RendezvousSpec spec = env::rendezvous_from_environment();
   ExperimentConfig config = load_config(flags.config);
+  check_device(config);
+  spec.device = env::rank_device(config.training.device, spec.local_rank);  // the communicator's too, under NCCL
+  flags.run.device = spec.device;
   env::C10dCommunicator comm(spec);
   try {
     const ExperimentResult result = run_real_experiment(std::move(config), comm, flags.run);

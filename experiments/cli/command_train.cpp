@@ -14,6 +14,8 @@
 #include "experiments/cli/cli_args.hpp"
 #include "experiments/cli/commands.hpp"
 #include "env/train/compute_threads.hpp"
+#include "experiments/config/config.hpp"
+#include "experiments/runner/experiment.hpp"
 #include "experiments/runner/progress_reporter.hpp"
 #include "experiments/runner/train_config.hpp"
 
@@ -185,6 +187,13 @@ int finish(const std::string& command, const agents::ServeResult& r, const std::
   return 1;
 }
 
+// The experiments' runtime.device, checked here: on a machine without the GPU they name, the
+// error is one config line (file:line: runtime.device: ...) before any agent starts.
+void check_devices(const TrainConfig& config) {
+  if (config.environment != TrainEnvironment::LocalSgd) return;
+  for (const auto& experiment : config.experiments) check_device(load_config(experiment));
+}
+
 }  // namespace
 
 int command_train(const Args& args) {
@@ -194,6 +203,7 @@ int command_train(const Args& args) {
     return 0;
   }
   const TrainConfig config = load_train_config(f.config);
+  check_devices(config);
   ProgressReporter progress(ProgressReporter::style_for(stderr, f.quiet), stderr,
                             f.quiet ? ProgressTiming{} : ProgressTiming::from_environment());
   env::set_compute_threads(1);  // the agents are the parallelism; one thread each keeps 2 cores sane
@@ -235,6 +245,7 @@ int command_agent(const Args& args) {
   }
   if (f.connect.empty()) throw UsageError("agent needs --connect ENDPOINT\n" + std::string(kAgentHelp));
   const TrainConfig config = load_train_config(f.config);
+  check_devices(config);
   env::set_compute_threads(1);
   const std::unique_ptr<orchestra::BarrierEnv> env = make_training_env(config, f.index);
   agents::AgentWorkerOptions options;

@@ -9,13 +9,15 @@
 #include "env/real/real_cluster.hpp"
 #include "experiments/results/results_files.hpp"
 #include "env/train/compute_threads.hpp"
+#include "env/train/device.hpp"
 
 namespace experiments {
 namespace {
 
-env::RealWorkerSpec worker_spec(const ExperimentConfig& config, int rank) {
+env::RealWorkerSpec worker_spec(const ExperimentConfig& config, int rank, torch::Device device) {
   env::RealWorkerSpec spec;
   spec.training = config.training;
+  spec.device = device;
   spec.seed = config.seed;
   spec.cluster = config.cluster;
   for (const auto& p : config.cluster.perturbations)
@@ -71,8 +73,7 @@ void check_real_config(const ExperimentConfig& config, int world_size) {
     throw common::ConfigError(config.file + ": cluster: lists " + std::to_string(config.cluster.num_workers()) + " workers but the launch starts " +
                            std::to_string(world_size) + " processes (one per worker, in cluster order)");
   if (config.training.timing_only) throw common::ConfigError(config.file + ": training.timing_only: a real run trains for real; remove it");
-  if (config.training.device != "cpu")
-    common::YamlReader::fail_at(config.device_source, config.file, "runtime.device", "real runs train on the CPU in this version (use device: cpu)");
+  check_device(config);
 }
 
 ExperimentResult run_real_experiment(ExperimentConfig config, env::Communicator& comm, const RealRunOptions& options) {
@@ -86,8 +87,9 @@ ExperimentResult run_real_experiment(ExperimentConfig config, env::Communicator&
   expand_sweeps(config);
   env::set_compute_threads(config.threads);
   const bool leader = comm.rank() == 0;
-  // Every rank holds the data set in memory but only ever reads its own samples (RealWorker).
-  auto data = std::make_shared<const env::DatasetPair>(env::load_dataset(config.data, config.seed));
+  const torch::Device device = options.device ? *options.device : env::rank_device(config.training.device, 0);
+  // Every rank holds the data set in memory, on its device, but only ever reads its own samples (RealWorker).
+  const auto data = env::place_on(std::make_shared<const env::DatasetPair>(env::load_dataset(config.data, config.seed)), device);
 
   ExperimentResult result;
   result.target_accuracy = config.budget.target_accuracy;
@@ -103,7 +105,7 @@ ExperimentResult run_real_experiment(ExperimentConfig config, env::Communicator&
       if (leader) result.outcomes.push_back(checkpoint->outcome);
       continue;
     }
-    env::RealWorker worker(worker_spec(config, comm.rank()), data, comm);
+    env::RealWorker worker(worker_spec(config, comm.rank(), device), data, comm);
     if (!leader) {
       env::follow_policy(worker, comm);
       continue;

@@ -22,10 +22,13 @@ struct RealRunOptions {
   bool quiet = false;
   std::optional<std::uint64_t> seed;  // overrides the config's seed
   std::optional<int> threads;         // overrides runtime.threads (per process)
+  // Where this rank trains: orchestra worker passes env::rank_device(runtime.device, LOCAL_RANK),
+  // the device its communicator was built for; unset, runtime.device as rank_device gives local rank 0.
+  std::optional<torch::Device> device;
 };
 
 // Throws common::ConfigError when `config` cannot run on `world_size` ranks (not real mode, a worker
-// count that differs from the number of processes, timing-only).
+// count that differs from the number of processes, timing-only, a runtime.device this machine lacks).
 void check_real_config(const ExperimentConfig& config, int world_size);
 
 // Runs on every rank; the outcomes are returned on rank 0 (empty elsewhere).

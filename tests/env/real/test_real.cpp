@@ -12,7 +12,10 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+
 #include "env/real/c10d_communicator.hpp"
+#include "env/train/device.hpp"
 #include "common/errors.hpp"
 #include "env/train/local_sgd_env.hpp"
 #include "env/real/real_worker.hpp"
@@ -53,12 +56,15 @@ env::RoundPlan average_plan(int batch, int steps) {
 
 using State = std::vector<torch::Tensor>;
 
-// The in-process reference: the simulator's LocalSgdEnv on the same seed and data.
-State in_process(const std::vector<env::RoundPlan>& plans, const std::shared_ptr<const env::DatasetPair>& data) {
+// Worker i's name: a, b, c, ...
+std::string worker_name(int i) { return std::string(1, static_cast<char>('a' + i)); }
+
+// The in-process reference: the simulator's LocalSgdEnv on the same seed and data, on the CPU.
+State in_process(const std::vector<env::RoundPlan>& plans, const std::shared_ptr<const env::DatasetPair>& data, int workers = 2) {
   env::EnvSpec spec;
-  for (const char* name : {"a", "b"}) {
+  for (int i = 0; i < workers; ++i) {
     env::WorkerSpec w;
-    w.name = name;
+    w.name = worker_name(i);
     w.time_model = std::make_shared<env::BatchTimeModel>(std::vector<double>{1.0, 0.1});
     spec.simulation.cluster.workers.push_back(w);
   }
@@ -72,31 +78,37 @@ State in_process(const std::vector<env::RoundPlan>& plans, const std::shared_ptr
   return out;
 }
 
-// Two ranks as threads, each with its own Gloo process group over a TCPStore on a port from the
-// OS; the first error of either rank is rethrown (gloo's test/base_test.h does the same).
-std::vector<State> two_ranks(const std::vector<env::RoundPlan>& plans, const std::shared_ptr<const env::DatasetPair>& data) {
+// `world` ranks as threads (two by default), each with its own process group (Gloo by default)
+// over a TCPStore on a port from the OS, training on env::rank_device(device, rank); the first
+// error of any rank is rethrown (gloo's test/base_test.h does the same).
+std::vector<State> ranks(const std::vector<env::RoundPlan>& plans, const std::shared_ptr<const env::DatasetPair>& data, int world = 2,
+                         env::CommBackend backend = env::CommBackend::Gloo, const std::string& device = "cpu") {
   env::RendezvousServer server(0, std::chrono::seconds(30));
-  std::vector<State> states(2);
-  std::vector<std::exception_ptr> errors(2);
+  std::vector<State> states(static_cast<std::size_t>(world));
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(world));
   std::mutex init;  // model initialization draws from libtorch's global generator
   auto rank_main = [&](int rank) {
     try {
       env::RendezvousSpec spec;
       spec.master_port = server.port();
       spec.rank = rank;
-      spec.world_size = 2;
+      spec.world_size = world;
+      spec.local_rank = rank;
       spec.timeout = std::chrono::seconds(30);
+      spec.backend = backend;
+      spec.device = env::rank_device(device, rank);
       env::C10dCommunicator comm(spec);
       env::RealWorkerSpec ws;
       ws.training = small_training();
       ws.cluster.server_names = {"s"};
-      for (const char* name : {"a", "b"}) {
+      for (int i = 0; i < world; ++i) {
         env::WorkerSpec w;
-        w.name = name;
+        w.name = worker_name(i);
         w.max_batch = 1024;
         ws.cluster.workers.push_back(w);
       }
       ws.seed = kSeed;
+      ws.device = spec.device;
       std::unique_ptr<env::RealWorker> worker;
       {
         std::lock_guard<std::mutex> lock(init);
@@ -110,9 +122,9 @@ std::vector<State> two_ranks(const std::vector<env::RoundPlan>& plans, const std
       errors[static_cast<std::size_t>(rank)] = std::current_exception();
     }
   };
-  std::thread a(rank_main, 0), b(rank_main, 1);
-  a.join();
-  b.join();
+  std::vector<std::thread> threads;
+  for (int r = 0; r < world; ++r) threads.emplace_back(rank_main, r);
+  for (auto& t : threads) t.join();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
   return states;
@@ -121,17 +133,17 @@ std::vector<State> two_ranks(const std::vector<env::RoundPlan>& plans, const std
 double max_difference(const State& a, const State& b) {
   REQUIRE(a.size() == b.size());
   double worst = 0;
-  for (std::size_t k = 0; k < a.size(); ++k) worst = std::max(worst, (a[k] - b[k]).abs().max().item<double>());
+  for (std::size_t k = 0; k < a.size(); ++k) worst = std::max(worst, (a[k].cpu() - b[k].cpu()).abs().max().item<double>());
   return worst;
 }
 
 void check_matches_in_process(const std::vector<env::RoundPlan>& plans) {
   auto data = std::make_shared<const env::DatasetPair>(env::make_synthetic(small_data(), kSeed));
   const State reference = in_process(plans, data);
-  const auto ranks = two_ranks(plans, data);
-  CHECK(max_difference(ranks[0], ranks[1]) == 0.0);  // every rank holds the same model
-  CHECK(max_difference(ranks[0], reference) < 1e-6);
-  CHECK(max_difference(ranks[1], reference) < 1e-6);
+  const auto states = ranks(plans, data);
+  CHECK(max_difference(states[0], states[1]) == 0.0);  // every rank holds the same model
+  CHECK(max_difference(states[0], reference) < 1e-6);
+  CHECK(max_difference(states[1], reference) < 1e-6);
   // Training moved the weights: the comparison is not between two untouched initializations.
   auto fresh = std::make_shared<const env::DatasetPair>(env::make_synthetic(small_data(), kSeed));
   CHECK(max_difference(in_process({}, fresh), reference) > 1e-4);
@@ -330,4 +342,82 @@ TEST_CASE("real: FedNova with unequal local steps and an outer optimizer equal t
   plan.weighting = env::AverageWeighting::FedNova;
   plan.outer = env::OuterOptimizer{0.7, 0.9, true};
   check_matches_in_process({plan, plan, plan});  // the outer momentum carries over between rounds
+}
+
+// ---------------------------------------------------------------------------------------------
+// Devices and backends (issue 17). Where NCCL or a GPU is missing (CI), the refusals; on a GPU
+// machine (scripts/gpu_check.sh), ranks training on the GPU against the simulator on the CPU.
+
+TEST_CASE("real: the nccl backend where it cannot run, or for a rank on the CPU, is refused with one line before any rendezvous") {
+  const std::string why = env::backend_unavailable_reason(env::CommBackend::Nccl);
+  if (!c10::impl::hasDeviceGuardImpl(c10::DeviceType::CUDA)) CHECK(why.rfind("this libtorch has no CUDA", 0) == 0);
+  env::RendezvousSpec spec;
+  spec.backend = env::CommBackend::Nccl;
+  spec.master_port = 1;  // nobody listens: the refusal must come first
+  spec.timeout = std::chrono::seconds(2);
+  try {
+    env::C10dCommunicator comm(spec);
+    FAIL("an nccl communicator was built for a rank on the CPU");
+  } catch (const common::CommError& e) {
+    CHECK(std::string(e.what()) == (why.empty() ? "the nccl backend reduces CUDA tensors, but rank 0 trains on the CPU (set runtime.device: cuda)"
+                                                : "the nccl backend is not available: " + why));
+  }
+}
+
+TEST_CASE("real: orchestra launch --backend nccl where it cannot run, and runtime.device: cuda without a GPU, are one line each") {
+  testing::TempDir dir;
+  const std::string bin = ORCHESTRA_BINARY;
+  testing::write_text(dir / "c.yaml", quick_config(1, 256, "[dsgd]"));
+  const std::string why = env::backend_unavailable_reason(env::CommBackend::Nccl);
+  auto r = testing::run_command(bin + " launch --nproc 2 --backend nccl " + (dir / "c.yaml") + " --quiet");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output == (why.empty() ? "orchestra launch: --backend nccl reduces CUDA tensors: set runtime.device: cuda (each rank then trains on its own GPU)\n"
+                                  : "orchestra launch: --backend nccl: " + why + "; use --backend gloo\n"));
+
+  // runtime.device: cuda on a machine whose libtorch has no CUDA, or with the GPUs hidden.
+  std::string config = quick_config(1, 256, "[dsgd]");
+  config.replace(config.find("policies:"), 9, "runtime: {device: cuda}\npolicies:");
+  testing::write_text(dir / "cuda.yaml", config);
+  const auto line = std::to_string(std::count(config.begin(), config.begin() + static_cast<std::ptrdiff_t>(config.find("runtime:")), '\n') + 1);
+  r = testing::run_command("CUDA_VISIBLE_DEVICES= " + bin + " launch --nproc 2 " + (dir / "cuda.yaml") + " --quiet");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.rfind("orchestra: config error: " + (dir / "cuda.yaml") + ":" + line + ": runtime.device: 'cuda' needs a GPU, but this libtorch ", 0) == 0);
+  CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+
+  if (why.empty() && torch::cuda::device_count() < 2) {  // a one-GPU machine: NCCL cannot put two ranks on it
+    r = testing::run_command(bin + " launch --nproc 2 --backend nccl " + (dir / "cuda.yaml") + " --quiet");
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("--backend nccl needs one GPU per rank: 2 ranks on this machine, 1 GPU visible") != std::string::npos);
+  }
+}
+
+TEST_CASE("real: two ranks training on the GPU, reducing over Gloo, equal the in-process simulator on the CPU" *
+          doctest::skip(!torch::cuda::is_available())) {
+  auto data = std::make_shared<const env::DatasetPair>(env::make_synthetic(small_data(), kSeed));
+  for (const auto& plans : {std::vector<env::RoundPlan>{gradient_plan(24, 40), gradient_plan(32, 32)},
+                            std::vector<env::RoundPlan>{average_plan(16, 3), average_plan(8, 2)}}) {
+    const State reference = in_process(plans, data);
+    const auto states = ranks(plans, data, 2, env::CommBackend::Gloo, "cuda");
+    CHECK(states[0][0].device().is_cuda());
+    CHECK(max_difference(states[0], states[1]) == 0.0);
+    CHECK(max_difference(states[0], reference) < 1e-4);
+  }
+}
+
+TEST_CASE("real: NCCL, one rank per GPU (one rank on a one-GPU machine), equals the in-process simulator on the CPU" *
+          doctest::skip(!torch::cuda::is_available() || !env::backend_unavailable_reason(env::CommBackend::Nccl).empty())) {
+  auto data = std::make_shared<const env::DatasetPair>(env::make_synthetic(small_data(), kSeed));
+  const int world = std::min(2, static_cast<int>(torch::cuda::device_count()));
+  env::RoundPlan gradient, averaging;
+  averaging.aggregation = env::Aggregation::ModelAverage;
+  for (int i = 0; i < world; ++i) {
+    gradient.workers.push_back({32, 1});
+    averaging.workers.push_back({16, 3});
+  }
+  for (const auto& plans : {std::vector<env::RoundPlan>{gradient, gradient}, std::vector<env::RoundPlan>{averaging, averaging}}) {
+    const State reference = in_process(plans, data, world);
+    const auto states = ranks(plans, data, world, env::CommBackend::Nccl, "cuda");
+    CHECK(states[0][0].device().is_cuda());
+    for (const auto& s : states) CHECK(max_difference(s, reference) < 1e-4);
+  }
 }

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -313,29 +314,59 @@ TEST_CASE("fednova with equal local steps, and an outer optimizer with lr 1 and 
   CHECK(result.outcomes[4].final_accuracy > 0.5);
 }
 
+// What `device: cuda` is told where it cannot run: this libtorch has no CUDA (Debian's, in CI), or
+// it has CUDA and the GPUs are hidden (CUDA_VISIBLE_DEVICES=, on a GPU machine).
+std::string no_gpu_reason() {
+  return c10::impl::hasDeviceGuardImpl(c10::DeviceType::CUDA) ? "this libtorch has CUDA but sees no GPU" : "this libtorch has no CUDA";
+}
+
 TEST_CASE("runtime.device: cuda without a usable GPU, or a device it does not know, is one config error line") {
   TempDir dir;
   std::string config = kTiny;
   config.replace(config.find("policies:"), 9, "runtime:\n  device: DEVICE\npolicies:");
   const auto line_of_device = std::to_string(std::count(config.begin(), config.begin() + static_cast<std::ptrdiff_t>(config.find("device:")), '\n') + 1);
-  const auto run = [&](const std::string& device) {
+  const std::string where = "orchestra: config error: " + (dir / "d.yaml") + ":" + line_of_device + ": runtime.device: ";
+  // `hide_gpus`: the run sees no GPU even on a GPU machine, so both builds reach the error.
+  const auto run = [&](const std::string& device, bool hide_gpus = false) {
     std::string text = config;
     text.replace(text.find("DEVICE"), 6, device);
     testing::write_text(dir / "d.yaml", text);
-    return testing::run_command(binary() + " run " + (dir / "d.yaml") + " --quiet --out " + (dir / "out"));
+    return testing::run_command(std::string(hide_gpus ? "CUDA_VISIBLE_DEVICES= " : "") + binary() + " run " + (dir / "d.yaml") +
+                                " --quiet --out " + (dir / "out"));
   };
   const auto tpu = run("tpu");
   CHECK(tpu.exit_code == 2);
-  CHECK(tpu.output == "orchestra: config error: " + (dir / "d.yaml") + ":" + line_of_device +
-                          ": runtime.device: expected cpu, cuda or cuda:N, got 'tpu'\n");
-  if (!torch::cuda::is_available()) {  // CI: Debian's libtorch has no CUDA
-    const auto cuda = run("cuda");
-    CHECK(cuda.exit_code == 2);
-    CHECK(cuda.output.rfind("orchestra: config error: " + (dir / "d.yaml") + ":" + line_of_device + ": runtime.device: 'cuda' needs a GPU", 0) == 0);
-    CHECK(std::count(cuda.output.begin(), cuda.output.end(), '\n') == 1);
+  CHECK(tpu.output == where + "expected cpu, cuda or cuda:N, got 'tpu'\n");
+  for (const std::string device : {"cuda", "cuda:1"}) {
+    CAPTURE(device);
+    const auto r = run(device, /*hide_gpus=*/true);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.rfind(where + "'" + device + "' needs a GPU, but " + no_gpu_reason(), 0) == 0);
+    CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+    CHECK_FALSE(fs::exists(dir / "out"));  // nothing ran
+  }
+  if (torch::cuda::is_available()) {  // a GPU machine: one past the visible GPUs
+    const std::string past = "cuda:" + std::to_string(torch::cuda::device_count());
+    const auto r = run(past);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.rfind(where + "'" + past + "': only " + std::to_string(torch::cuda::device_count()) + " GPU", 0) == 0);
   }
   const auto cpu = run("cpu");
   CHECK(cpu.exit_code == 0);
+}
+
+TEST_CASE("orchestra train: an experiment with runtime.device: cuda and no usable GPU is one config error line before any agent starts") {
+  TempDir dir;
+  std::string experiment = kTiny;
+  experiment.replace(experiment.find("policies:"), 9, "runtime: {device: cuda}\npolicies:");
+  testing::write_text(dir / "exp.yaml", experiment);
+  const auto line = std::to_string(std::count(experiment.begin(), experiment.begin() + static_cast<std::ptrdiff_t>(experiment.find("runtime:")), '\n') + 1);
+  testing::write_text(dir / "train.yaml", "name: t\nenvironment: local-sgd\nexperiments: [exp.yaml]\na3c: {agents: 1, total_updates: 2}\n");
+  const auto r = testing::run_command("CUDA_VISIBLE_DEVICES= " + binary() + " train " + (dir / "train.yaml") + " --quiet --out " + (dir / "out"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.rfind("orchestra: config error: " + (dir / "exp.yaml") + ":" + line + ": runtime.device: 'cuda' needs a GPU, but " + no_gpu_reason(), 0) == 0);
+  CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+  CHECK_FALSE(fs::exists(dir / "out/train.csv"));
 }
 
 TEST_CASE("seeds: with --jobs, a seed whose run fails stops the run with one line naming the seed and its log") {

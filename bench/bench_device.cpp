@@ -1,0 +1,173 @@
+// The GPU against this machine's CPU (issue 17), both measured in one run of this process:
+//  1. simulated training steps per second with batched replicas, 4, 16, 64 and 256 workers, the
+//     MLP (784-256-128-10) and the CNN (LeNet-like), Fashion-MNIST: local SGD rounds (H = 8, 32
+//     samples per worker step, every worker stepping). A step is one worker's local SGD step; the
+//     clock runs over run_round only (the device synchronized after each round), so the per-epoch
+//     evaluation is left out. Goal: at 64 workers and more the GPU at least 10x the CPU.
+//  2. the A3C environment's steps per second (the environment configs/a3c_train.yaml trains on:
+//     configs/a3c_env_small.yaml, 4 workers, MLP 784-64-10, T moved in 150 ms units, the time
+//     reward; one step is one epoch, resets included), GPU and CPU.
+// Each case runs one warm-up round (cuBLAS/cuDNN handles, the caching allocator, the data copy)
+// and then at least --seconds of rounds, and no fewer than 2.
+//
+// usage: bench_device [--seconds S] [--threads T] [--device cuda|cuda:N] [--workers 4,16,...]
+//   S: least time per case (default 2); T: CPU threads (default: every core of the machine).
+// Without a usable GPU the GPU columns say why, and only the CPU is measured.
+#include <algorithm>
+#include <chrono>
+#include <iomanip>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "common/yaml_reader.hpp"
+#include "env/train/compute_threads.hpp"
+#include "env/train/device.hpp"
+#include "env/train/local_sgd_env.hpp"
+#include "experiments/config/config.hpp"
+#include "experiments/registry/orchestra_options.hpp"
+#include "orchestra/rl/local_sgd_barrier_env.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+struct Rate {
+  double per_second = 0;  // steps per wall second
+  std::int64_t steps = 0;
+  double seconds = 0;
+};
+
+// Worker steps per second of local SGD rounds on `workers` batched replicas of `kind` on `device`.
+Rate training_rate(const std::shared_ptr<const env::DatasetPair>& data, int workers, env::ModelKind kind, torch::Device device,
+                   double least_seconds) {
+  env::EnvSpec spec;
+  for (int i = 0; i < workers; ++i) {
+    env::WorkerSpec w;
+    w.name = "w" + std::to_string(i);
+    w.time_model = std::make_shared<env::BatchTimeModel>(std::vector<double>{12.0, i % 2 == 0 ? 0.25 : 0.525});
+    spec.simulation.cluster.workers.push_back(w);
+  }
+  spec.simulation.cluster.server_names = {"s"};
+  spec.simulation.global_batch = 32 * workers;
+  spec.training.model.kind = kind;
+  spec.training.replicas = env::ReplicaMode::Batched;
+  spec.training.device = device.str();
+  env::LocalSgdEnv environment(spec, data, 1);
+  env::RoundPlan plan;
+  plan.aggregation = env::Aggregation::ModelAverage;
+  for (int i = 0; i < workers; ++i) plan.workers.push_back({32, 8});
+  Rate rate;
+  int rounds = 0;
+  for (bool warm_up = true;; warm_up = false) {
+    if (environment.epoch_finished()) environment.finish_epoch();  // evaluation: off the clock
+    const auto start = Clock::now();
+    const env::RoundReport report = environment.run_round(plan);
+    env::synchronize(device);
+    if (warm_up) continue;
+    rate.seconds += seconds_since(start);
+    for (const auto& w : report.workers) rate.steps += w.local_steps;
+    if (++rounds >= 2 && rate.seconds >= least_seconds) break;
+  }
+  rate.per_second = static_cast<double>(rate.steps) / rate.seconds;
+  return rate;
+}
+
+// Environment steps per second of the A3C training environment on `device`: episodes of "keep T".
+Rate a3c_env_rate(const std::string& experiment_path, torch::Device device, double least_seconds) {
+  experiments::ExperimentConfig experiment = experiments::load_config(experiment_path);
+  experiment.training.device = device.str();
+  common::YamlReader reader(YAML::Load("{unit_ms: 150}"), experiment_path, "controller");
+  orchestra::LocalSgdBarrierEnvConfig c =
+      experiments::barrier_env_config(experiment, experiments::read_barrier_options(reader, orchestra::BarrierSource::Lcm, experiment));
+  c.reward = orchestra::LocalSgdBarrierEnvConfig::Reward::Time;
+  orchestra::LocalSgdBarrierEnv environment(c);
+  environment.reset(1);  // warm-up episode's reset: the data set loaded and placed
+  Rate rate;
+  const auto start = Clock::now();
+  for (std::uint64_t seed = 2; rate.steps < 2 || seconds_since(start) < least_seconds; ++seed) {
+    environment.reset(seed);
+    while (!environment.episode_over()) {
+      environment.step(orchestra::BarrierAction::Keep);
+      ++rate.steps;
+    }
+  }
+  env::synchronize(device);
+  rate.seconds = seconds_since(start);
+  rate.per_second = static_cast<double>(rate.steps) / rate.seconds;
+  return rate;
+}
+
+std::vector<int> parse_list(const std::string& text) {
+  std::vector<int> out;
+  std::stringstream s(text);
+  for (std::string item; std::getline(s, item, ',');) out.push_back(std::stoi(item));
+  return out;
+}
+
+std::string cell(double v, int precision = 1) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(precision) << v;
+  return o.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double least_seconds = 2.0;
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::string gpu_spec = "cuda";
+  std::vector<int> worker_counts{4, 16, 64, 256};
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "--seconds") least_seconds = std::stod(argv[i + 1]);
+    if (a == "--threads") threads = std::stoi(argv[i + 1]);
+    if (a == "--device") gpu_spec = argv[i + 1];
+    if (a == "--workers") worker_counts = parse_list(argv[i + 1]);
+  }
+  env::set_compute_threads(threads);
+  const std::string no_gpu = env::cuda_unavailable_reason();
+  std::optional<torch::Device> gpu;
+  if (no_gpu.empty()) gpu = env::resolve_device(gpu_spec);
+  std::cout << "CPU: " << threads << " threads; GPU: " << (gpu ? gpu->str() : "none (" + no_gpu + ")") << "; at least " << least_seconds
+            << " s per case\n\n";
+
+  const auto data = std::make_shared<const env::DatasetPair>(env::load_dataset(env::DataSpec{}, 1));
+  std::cout << "| workers | model | CPU steps/s | GPU steps/s | GPU / CPU |\n|---:|---|---:|---:|---:|\n" << std::flush;
+  bool goal_met = true, goal_measured = false;
+  for (const env::ModelKind kind : {env::ModelKind::Mlp, env::ModelKind::Cnn})
+    for (const int workers : worker_counts) {
+      const Rate cpu = training_rate(data, workers, kind, torch::kCPU, least_seconds);
+      std::cout << "| " << workers << " | " << env::model_name(kind) << " | " << cell(cpu.per_second) << " | ";
+      if (!gpu) {
+        std::cout << "- | - |\n" << std::flush;
+        continue;
+      }
+      const Rate on_gpu = training_rate(data, workers, kind, *gpu, least_seconds);
+      const double ratio = on_gpu.per_second / cpu.per_second;
+      std::cout << cell(on_gpu.per_second) << " | " << cell(ratio, 2) << "x |\n" << std::flush;
+      if (workers >= 64) {
+        goal_measured = true;
+        goal_met = goal_met && ratio >= 10.0;
+      }
+    }
+
+  const std::string a3c_env = std::string(ORCHESTRA_SOURCE_DIR) + "/configs/a3c_env_small.yaml";
+  std::cout << "\n| A3C environment (a3c_env_small.yaml) | CPU steps/s | GPU steps/s | GPU / CPU |\n|---|---:|---:|---:|\n";
+  const Rate cpu = a3c_env_rate(a3c_env, torch::kCPU, least_seconds);
+  std::cout << "| one step = one epoch, resets included | " << cell(cpu.per_second, 2) << " | ";
+  if (gpu) {
+    const Rate on_gpu = a3c_env_rate(a3c_env, *gpu, least_seconds);
+    std::cout << cell(on_gpu.per_second, 2) << " | " << cell(on_gpu.per_second / cpu.per_second, 2) << "x |\n";
+  } else {
+    std::cout << "- | - |\n";
+  }
+  if (goal_measured) std::cout << "\ngoal (GPU >= 10x CPU at 64 workers and more): " << (goal_met ? "met" : "NOT met") << "\n";
+  return 0;
+}

@@ -1,0 +1,124 @@
+# libtorch for the whole build, and what it provides (README "With a GPU"). Two ways in:
+#
+#  - find_package(Torch): Debian's CPU libtorch by default, or a PyTorch installation's own
+#    share/cmake/Torch with -DCMAKE_PREFIX_PATH=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)').
+#    With a CUDA PyTorch this needs the CUDA toolkit (nvcc and its headers): PyTorch's
+#    Caffe2Config.cmake looks for it and stops with "cannot find the CUDA libraries" otherwise.
+#  - -DORCHESTRA_TORCH_ROOT=<site-packages>/torch: the installation's headers and libraries read
+#    directly, for a CUDA PyTorch on a machine without the CUDA toolkit (pip wheels bring the CUDA
+#    runtime, cuBLAS and NCCL as nvidia-* packages beside torch/, which is searched too).
+#
+# Either way this sets TORCH_INCLUDE_DIRS, TORCH_LIBRARIES and TORCH_CXX_FLAGS (as TorchConfig
+# does), ORCHESTRA_TORCH_CUDA (libtorch has CUDA), and for env/real the c10d backends this build
+# can compile: ORCHESTRA_HAVE_GLOO / ORCHESTRA_HAVE_NCCL, each with ORCHESTRA_NO_*_REASON (one
+# clause for the error a user sees when asking for a backend that is not there) and, for NCCL,
+# ORCHESTRA_NCCL_INCLUDE_DIRS / ORCHESTRA_NCCL_LIBRARIES for the one source that includes it.
+
+set(ORCHESTRA_TORCH_ROOT "" CACHE PATH
+    "A PyTorch installation's torch/ folder, read without its TorchConfig.cmake (README \"With a GPU\")")
+
+if(ORCHESTRA_TORCH_ROOT)
+  set(_torch_prefix "${ORCHESTRA_TORCH_ROOT}")
+  foreach(_lib torch torch_cpu c10)
+    find_library(ORCHESTRA_LIB_${_lib} ${_lib} PATHS "${_torch_prefix}/lib" NO_DEFAULT_PATH)
+    if(NOT ORCHESTRA_LIB_${_lib})
+      message(FATAL_ERROR "ORCHESTRA_TORCH_ROOT=${_torch_prefix}: lib/lib${_lib}.so not found (expected a PyTorch installation's torch/ folder)")
+    endif()
+  endforeach()
+  set(_torch_libraries ${ORCHESTRA_LIB_torch} ${ORCHESTRA_LIB_torch_cpu} ${ORCHESTRA_LIB_c10})
+  find_library(ORCHESTRA_LIB_torch_cuda torch_cuda PATHS "${_torch_prefix}/lib" NO_DEFAULT_PATH)
+  find_library(ORCHESTRA_LIB_c10_cuda c10_cuda PATHS "${_torch_prefix}/lib" NO_DEFAULT_PATH)
+  set(ORCHESTRA_TORCH_CUDA OFF)
+  if(ORCHESTRA_LIB_torch_cuda AND ORCHESTRA_LIB_c10_cuda)
+    set(ORCHESTRA_TORCH_CUDA ON)
+    list(APPEND _torch_libraries ${ORCHESTRA_LIB_torch_cuda} ${ORCHESTRA_LIB_c10_cuda})
+  endif()
+  # The C++ string ABI libtorch was built with: its libc10 exports std::__cxx11 strings under the new one.
+  set(_abi 1)
+  find_program(ORCHESTRA_NM nm)
+  if(ORCHESTRA_NM)
+    execute_process(COMMAND ${ORCHESTRA_NM} -D --defined-only ${ORCHESTRA_LIB_c10} OUTPUT_VARIABLE _c10_symbols ERROR_QUIET)
+    string(FIND "${_c10_symbols}" "__cxx11" _cxx11_at)
+    if(_cxx11_at EQUAL -1)
+      set(_abi 0)
+    endif()
+  else()
+    message(WARNING "nm not found: assuming ${_torch_prefix} uses the new C++ ABI")
+  endif()
+  set(TORCH_CXX_FLAGS "-D_GLIBCXX_USE_CXX11_ABI=${_abi}")
+  set(TORCH_INCLUDE_DIRS "${_torch_prefix}/include" "${_torch_prefix}/include/torch/csrc/api/include")
+  add_library(orchestra_torch INTERFACE)
+  target_include_directories(orchestra_torch SYSTEM INTERFACE ${TORCH_INCLUDE_DIRS})
+  target_compile_options(orchestra_torch INTERFACE ${TORCH_CXX_FLAGS})
+  target_link_libraries(orchestra_torch INTERFACE ${_torch_libraries})
+  # Every libtorch library stays linked although the code calls none of libtorch_cuda's symbols:
+  # it registers CUDA with libtorch when it loads, and toolchains that link --as-needed by default
+  # would drop it (TorchConfig.cmake does the same with -Wl,--no-as-needed).
+  add_link_options("LINKER:--no-as-needed")
+  set(TORCH_LIBRARIES orchestra_torch)
+  message(STATUS "libtorch read directly from ${_torch_prefix} (CUDA: ${ORCHESTRA_TORCH_CUDA}, ${TORCH_CXX_FLAGS})")
+else()
+  find_package(Torch REQUIRED)
+  set(_torch_prefix "${TORCH_INSTALL_PREFIX}")  # set by TorchConfig.cmake: /usr for Debian's, .../site-packages/torch for pip's
+  set(ORCHESTRA_TORCH_CUDA OFF)
+  if(CAFFE2_USE_CUDA OR TARGET torch_cuda)
+    set(ORCHESTRA_TORCH_CUDA ON)
+  endif()
+endif()
+
+# A libtorch built with the old C++ string ABI (PyTorch's pip wheels before 2.7 are) cannot link
+# with Debian's yaml-cpp and ZeroMQ, nor with this project's plain-C++ targets, which use the new one.
+if(TORCH_CXX_FLAGS MATCHES "_GLIBCXX_USE_CXX11_ABI=0")
+  message(FATAL_ERROR "This libtorch (${_torch_prefix}) is built with _GLIBCXX_USE_CXX11_ABI=0, the old C++ ABI, and cannot "
+                      "link with Debian's libraries. Use a libtorch built with the new ABI (PyTorch 2.7 or later from pip, or "
+                      "PyTorch's cxx11-abi builds; python3 -c 'import torch; print(torch.compiled_with_cxx11_abi())' prints True).")
+endif()
+
+# Where pip puts the CUDA runtime, cuBLAS, NCCL... of a CUDA wheel: site-packages/nvidia/*/{include,lib}.
+get_filename_component(_site_packages "${_torch_prefix}/.." ABSOLUTE)
+file(GLOB _pip_cuda_includes LIST_DIRECTORIES true "${_site_packages}/nvidia/*/include")
+
+# Gloo: libtorch's c10d headers include Gloo's. PyTorch 2.x installations ship them in their
+# include/ folder; Debian's are libgloo-dev's, in /usr/include.
+find_path(ORCHESTRA_GLOO_INCLUDE_DIR gloo/algorithm.h HINTS ${TORCH_INCLUDE_DIRS})
+if(ORCHESTRA_GLOO_INCLUDE_DIR)
+  set(ORCHESTRA_HAVE_GLOO 1)
+  set(ORCHESTRA_NO_GLOO_REASON "")
+  if(NOT ORCHESTRA_GLOO_INCLUDE_DIR IN_LIST TORCH_INCLUDE_DIRS AND NOT _torch_prefix MATCHES "^/usr")
+    message(WARNING "Gloo's headers come from ${ORCHESTRA_GLOO_INCLUDE_DIR}, not from this libtorch (${_torch_prefix}): "
+                    "if its Gloo differs, c10d_communicator.cpp may not compile; then remove libgloo-dev or use a PyTorch that ships them")
+  endif()
+else()
+  set(ORCHESTRA_HAVE_GLOO 0)
+  set(ORCHESTRA_NO_GLOO_REASON "this build was configured without Gloo's headers (gloo/algorithm.h: install libgloo-dev, or use a libtorch that ships them)")
+  message(WARNING "c10d's Gloo backend is compiled out: gloo/algorithm.h not found beside ${_torch_prefix} nor in the system")
+endif()
+
+# NCCL: a CUDA libtorch, and the CUDA runtime's and NCCL's headers for ProcessGroupNCCL.hpp.
+set(ORCHESTRA_HAVE_NCCL 0)
+set(ORCHESTRA_NCCL_INCLUDE_DIRS "")
+set(ORCHESTRA_NCCL_LIBRARIES "")
+if(NOT ORCHESTRA_TORCH_CUDA)
+  set(ORCHESTRA_NO_NCCL_REASON "this libtorch has no CUDA (Debian's is CPU-only; build against a CUDA PyTorch: README, \"With a GPU\")")
+else()
+  set(_cuda_hints ${CUDAToolkit_INCLUDE_DIRS} ${CUDA_INCLUDE_DIRS} ${_pip_cuda_includes} /usr/local/cuda/include)
+  find_path(ORCHESTRA_CUDA_RUNTIME_INCLUDE_DIR cuda_runtime_api.h HINTS ${_cuda_hints})
+  find_path(ORCHESTRA_NCCL_INCLUDE_DIR nccl.h HINTS ${_cuda_hints})
+  find_library(ORCHESTRA_NCCL_LIBRARY NAMES nccl libnccl.so.2 HINTS "${_site_packages}/nvidia/nccl/lib" /usr/local/cuda/lib64)
+  find_library(ORCHESTRA_CUDART_LIBRARY NAMES cudart libcudart.so.12 libcudart.so.11.0
+               HINTS "${_site_packages}/nvidia/cuda_runtime/lib" ${CUDAToolkit_LIBRARY_DIR} /usr/local/cuda/lib64)
+  if(ORCHESTRA_CUDA_RUNTIME_INCLUDE_DIR AND ORCHESTRA_NCCL_INCLUDE_DIR)
+    set(ORCHESTRA_HAVE_NCCL 1)
+    set(ORCHESTRA_NO_NCCL_REASON "")
+    set(ORCHESTRA_NCCL_INCLUDE_DIRS ${ORCHESTRA_CUDA_RUNTIME_INCLUDE_DIR} ${ORCHESTRA_NCCL_INCLUDE_DIR} ${_pip_cuda_includes})
+    foreach(_lib ORCHESTRA_NCCL_LIBRARY ORCHESTRA_CUDART_LIBRARY)
+      if(${_lib})
+        list(APPEND ORCHESTRA_NCCL_LIBRARIES ${${_lib}})
+      endif()
+    endforeach()
+  else()
+    set(ORCHESTRA_NO_NCCL_REASON "this build was configured without the CUDA runtime's or NCCL's headers (cuda_runtime_api.h, nccl.h); install the CUDA toolkit and NCCL, or PyTorch's nvidia-* pip packages")
+    message(WARNING "c10d's NCCL backend is compiled out: cuda_runtime_api.h or nccl.h not found (${_cuda_hints})")
+  endif()
+endif()
+message(STATUS "libtorch: ${_torch_prefix}; CUDA: ${ORCHESTRA_TORCH_CUDA}; c10d Gloo: ${ORCHESTRA_HAVE_GLOO}; c10d NCCL: ${ORCHESTRA_HAVE_NCCL}")
