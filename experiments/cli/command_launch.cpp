@@ -14,11 +14,8 @@
 #include "experiments/cli/commands.hpp"
 #include "experiments/cli/result_story.hpp"
 #include "env/real/launcher.hpp"
-<<<<<<< HEAD
-#include "experiments/runner/progress_reporter.hpp"
-=======
 #include "env/train/device.hpp"
->>>>>>> issue-17
+#include "experiments/runner/progress_reporter.hpp"
 #include "experiments/runner/real_run.hpp"
 
 namespace experiments {
