@@ -2,6 +2,7 @@
 // `reward: epoch_time` after the reader stopped accepting it) fails here, not in a user's hands.
 #include <doctest/doctest.h>
 
+#include <exception>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -44,7 +45,16 @@ TEST_CASE("every shipped config loads, and every policy in an experiment config 
     experiments::ExperimentConfig config;
     REQUIRE_NOTHROW(config = experiments::load_config(file.string()));
     experiments::expand_sweeps(config);
-    for (const auto& entry : config.policies) CHECK_NOTHROW(experiments::make_policy(entry, config));
+    for (const auto& entry : config.policies) {
+      try {
+        experiments::make_policy(entry, config);
+      } catch (const std::exception& e) {
+        // A policy a user trains first (a3c_env_small.yaml deploys results/a3c_train/policy.pt)
+        // may be missing; nothing else may fail.
+        const std::string what = e.what();
+        CHECK_MESSAGE((what.find("results/") != std::string::npos && what.find("cannot read") != std::string::npos), what);
+      }
+    }
   }
   CHECK(training >= 2);  // a3c_train.yaml and a3c_general.yaml
 }
