@@ -363,3 +363,82 @@ Figure training_figure(const common::CsvTable& train, const std::string& name) {
 }
 
 }  // namespace experiments
+
+namespace experiments {
+
+Figure evaluation_figure(const EvaluationSummary& summary, const std::string& name) {
+  Figure f;
+  f.name = name;
+  f.title = "Time to target over the oracle's (best static T), per cluster";
+  std::ostringstream s;
+  s << preamble(f.title);
+  // Columns: cluster label, then one ratio per controller (the overall row last).
+  std::vector<std::string> controllers;
+  for (const auto& c : summary.overall) controllers.push_back(c.controller);
+  const auto row = [&](const std::string& label, const std::vector<ControllerScore>& scores) {
+    std::string line = gnuplot_quote(label);
+    for (const auto& controller : controllers) {
+      double ratio = std::nan("");
+      for (const auto& score : scores)
+        if (score.controller == controller && score.geomean_ratio > 0) ratio = score.geomean_ratio;
+      line += " " + num(ratio);
+    }
+    return line + "\n";
+  };
+  std::string rows;
+  for (const auto& cluster : summary.clusters) {
+    std::string label = cluster.cluster;
+    for (const auto& score : cluster.controllers)
+      if (score.misses > 0) label += " (" + score.controller + " missed " + std::to_string(score.misses) + "/" + std::to_string(score.runs) + ")";
+    rows += row(label, cluster.controllers);
+  }
+  rows += row("geometric mean", summary.overall);
+  s << datablock("ratios", rows);
+  s << "set title " << text(f.title) << "\n"
+    << "set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
+    << "set logscale y\nset ylabel 'time to target / oracle (log; 1 = best static T)'\n"
+    << "set xtics rotate by -30 noenhanced\nset key top left box opaque\nset bmargin 8\n"
+    << "set arrow from graph 0, first 1 to graph 1, first 1 nohead dashtype 2 lc rgb '#444444'\n";
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < controllers.size(); ++i) {
+    parts.push_back(std::string(i ? "''" : "$ratios") + " using " + std::to_string(i + 2) + (i ? "" : ":xtic(1)") + " title " + text(controllers[i]));
+    f.series.push_back(controllers[i]);
+  }
+  if (parts.empty()) parts.push_back("NaN notitle");
+  s << plot_command(parts);
+  f.script = s.str();
+  return f;
+}
+
+Figure barrier_vs_oracle_figure(const std::vector<BarrierTrace>& traces, const std::string& controller, const std::string& name) {
+  Figure f;
+  f.name = name;
+  f.title = controller + "'s barrier T against the oracle's static T";
+  std::ostringstream s;
+  s << preamble(f.title);
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < traces.size(); ++i) {
+    const BarrierTrace& t = traces[i];
+    std::string rows;
+    const std::size_t n = std::min(t.clock_s.size(), t.barrier_ms.size());
+    for (std::size_t k = 0; k < n; ++k)
+      if (t.oracle_barrier_ms > 0 && t.oracle_time_s > 0 && t.barrier_ms[k] > 0)
+        rows += num(t.clock_s[k] / t.oracle_time_s) + " " + num(t.barrier_ms[k] / t.oracle_barrier_ms) + "\n";
+    if (rows.empty()) rows = "0 NaN\n";
+    const std::string block = "c" + std::to_string(i);
+    s << datablock(block, rows);
+    parts.push_back("$" + block + " using 1:2 with steps lw 2 title " + text(t.cluster));
+    f.series.push_back(t.cluster);
+  }
+  s << "set title " << text(f.title) << "\n"
+    << "set logscale y 2\nset xlabel 'simulated time / oracle time to target'\nset ylabel 'T / oracle T (log 2)'\n"
+    << "set key outside right box opaque\n"
+    << "set arrow from graph 0, first 1 to graph 1, first 1 nohead dashtype 2 lc rgb '#444444'\n"
+    << "set arrow from first 1, graph 0 to first 1, graph 1 nohead dashtype 3 lc rgb '#888888'\n";
+  if (parts.empty()) parts.push_back("NaN notitle");
+  s << plot_command(parts);
+  f.script = s.str();
+  return f;
+}
+
+}  // namespace experiments

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/csv_table.hpp"
+#include "experiments/analysis/controller_evaluation.hpp"
 #include "experiments/results/results_reader.hpp"
 #include "experiments/results/round_series.hpp"
 
@@ -60,5 +61,23 @@ Figure timeline_figure(const std::vector<TimelinePanel>& panels, const std::stri
 // reached_share, dropped): every column against the first (`update`), one panel each (at most 4),
 // the counters `episodes` and `dropped` left out when other columns are there.
 Figure training_figure(const common::CsvTable& train, const std::string& name);
+
+// `orchestra evaluate`: each judged controller's time to target over the oracle's (the best static
+// T of the sweep), per cluster (geometric mean over seeds) and over all clusters, as grouped bars on
+// a log axis with the oracle at 1. A cluster where a controller missed the target says so under it.
+Figure evaluation_figure(const EvaluationSummary& summary, const std::string& name);
+
+// One controller's barrier over a run, against the oracle's static T on the same cluster and seed.
+struct BarrierTrace {
+  std::string cluster;
+  std::vector<double> clock_s;     // simulated time at the end of each round
+  std::vector<double> barrier_ms;  // T in that round
+  double oracle_barrier_ms = 0;
+  double oracle_time_s = 0;        // the oracle's time to target
+};
+
+// Every cluster on one pair of axes: T / oracle T (log) against time / oracle's time to target, so
+// that 1 on the y axis is the best static barrier and 1 on the x axis is when the oracle got there.
+Figure barrier_vs_oracle_figure(const std::vector<BarrierTrace>& traces, const std::string& controller, const std::string& name);
 
 }  // namespace experiments

@@ -31,6 +31,14 @@ std::string shares_note(const TimeShares& s) {
 
 }  // namespace
 
+PlotReport draw_figures(const std::vector<Figure>& figures, const PlotOptions& options) {
+  find_gnuplot(options.gnuplot.program);  // missing gnuplot: an error before any file is written
+  std::filesystem::create_directories(options.out_dir);
+  PlotReport report;
+  for (const auto& figure : figures) render(figure, "", options, report);
+  return report;
+}
+
 std::string file_name_part(const std::string& text) {
   std::string out;
   for (const char c : text) {

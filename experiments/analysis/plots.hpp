@@ -47,6 +47,9 @@ PlotReport make_plots(const std::vector<RunResults>& runs, const PlotOptions& op
 // every figure into `results_dir`/plots and, unless quiet, says which figure it is drawing.
 PlotReport plot_results(const std::string& results_dir, bool quiet);
 
+// Draws the given figures into options.out_dir (created if missing): `orchestra evaluate --plot`.
+PlotReport draw_figures(const std::vector<Figure>& figures, const PlotOptions& options);
+
 // A label or run name as a file name: letters, digits, '.', '-', '_'; anything else becomes '_'.
 std::string file_name_part(const std::string& text);
 

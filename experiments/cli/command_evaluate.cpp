@@ -10,7 +10,7 @@
 namespace experiments {
 namespace {
 
-const char* kEvaluateHelp = R"(usage: orchestra evaluate POLICY.pt... CONFIG... [--seeds LIST] [--sweep N | --sweep-ms LIST] [--out DIR] [--jobs N] [--quiet]
+const char* kEvaluateHelp = R"(usage: orchestra evaluate POLICY.pt... CONFIG... [--seeds LIST] [--sweep N | --sweep-ms LIST] [--out DIR] [--jobs N] [--plot] [--quiet]
 
 Judges trained barrier policies on cluster configs: on each config and seed it runs every policy
 (orchestra-a3c), orchestra-lcm, a random controller and a log-spaced sweep of static barriers
@@ -25,7 +25,10 @@ over clusters. Results of every run are kept in DIR/<cluster>/seed-<N>/<controll
   --sweep-ms LIST the sweep's T values in ms instead (e.g. 100,200,400)
   --out DIR       where to write (default results/evaluate)
   --jobs N        seeds run at once in separate processes (default 1; same files)
-  --quiet         no progress output
+  --plot          DIR/plots/evaluation.png (each controller over the oracle, per cluster) and
+                  barrier_vs_oracle.png (the first policy's T against the oracle's T), with SVGs
+  --quiet         no progress output (progress goes to stderr; ORCHESTRA_PROGRESS_EVERY_S sets
+                  the interval of its lines when stderr is not a terminal)
 
 example:
   orchestra evaluate pretrained/orchestra-a3c.pt configs/heldout/*.yaml --seeds 1-3 --jobs 2
@@ -79,6 +82,8 @@ int command_evaluate(const Args& args) {
       options.jobs = static_cast<int>(arg.integer(1, 256));
     } else if (a == "--quiet") {
       options.quiet = true;
+    } else if (a == "--plot") {
+      options.plot = true;
     } else if (!a.empty() && a[0] == '-') {
       throw UsageError("unknown option " + a + "\n" + kEvaluateHelp);
     } else if (ends_with(a, ".pt")) {
@@ -92,6 +97,7 @@ int command_evaluate(const Args& args) {
     throw UsageError(std::string("evaluate needs POLICY.pt and CONFIG.yaml files\n") + kEvaluateHelp);
   const EvaluationResult result = run_evaluation(options);
   std::cout << evaluation_markdown(result.summary) << "results: " << result.out_dir << "/ (evaluation.md, evaluation.csv)\n";
+  if (!result.figures.empty()) std::cout << "Figures: " << result.out_dir << "/plots/evaluation.png, " << result.out_dir << "/plots/barrier_vs_oracle.png (and SVGs)\n";
   return 0;
 }
 

@@ -13,7 +13,10 @@
 #include "agents/policy_file.hpp"
 #include "common/atomic_file.hpp"
 #include "common/errors.hpp"
+#include "experiments/analysis/plots.hpp"
 #include "experiments/results/results_reader.hpp"
+#include "experiments/results/round_series.hpp"
+#include "experiments/runner/progress_reporter.hpp"
 #include "experiments/runner/seed_runs.hpp"
 
 namespace experiments {
@@ -131,6 +134,7 @@ EvaluationResult run_evaluation(const EvaluateOptions& options) {
   for (std::size_t i = 0; i < options.policies.size(); ++i)
     if (!labels.insert(policy_label(options.policies, i)).second)
       throw common::UsageError("two policies would be judged under one name (" + policy_label(options.policies, i) + "): give files in differently named folders");
+  if (options.plot) find_gnuplot("gnuplot");  // no gnuplot: said before the runs, not after them
   // Every config is read, and its evaluation written, before the first run.
   std::set<std::string> names;
   std::vector<std::string> generated;
@@ -148,8 +152,13 @@ EvaluationResult run_evaluation(const EvaluateOptions& options) {
     load_config(file);  // the generated policies are valid before anything runs
     generated.push_back(file);
   }
+  // Progress on stderr, one cluster at a time (its seeds run in run_seeds, quietly).
+  ProgressReporter progress(ProgressReporter::style_for(stderr, options.quiet), stderr,
+                            options.quiet ? ProgressTiming{} : ProgressTiming::from_environment());
+  progress.start("evaluate", "clusters", static_cast<double>(generated.size()), 0, false);
   for (std::size_t i = 0; i < generated.size(); ++i) {
-    if (!options.quiet) std::cout << "[evaluate] " << cluster_name(options.configs[i]) << " (" << (i + 1) << " of " << generated.size() << ")\n" << std::flush;
+    progress.update(static_cast<double>(i), {{"running", cluster_name(options.configs[i])},
+                                             {"seeds", std::to_string(options.seeds.size())}});
     RunOptions run;
     run.out_dir = (fs::path(options.out_dir) / cluster_name(options.configs[i])).string();
     run.seeds = options.seeds;
@@ -157,13 +166,41 @@ EvaluationResult run_evaluation(const EvaluateOptions& options) {
     run.quiet = true;
     run_seeds(load_config(generated[i]), run);
   }
+  progress.update(static_cast<double>(generated.size()));
+  progress.finish();
   EvaluationResult result;
   result.out_dir = options.out_dir;
   result.runs = read_evaluation_runs(options.out_dir);
   result.summary = summarize_evaluation(result.runs);
   common::write_file_atomic((fs::path(options.out_dir) / "evaluation.md").string(), evaluation_markdown(result.summary));
   common::write_file_atomic((fs::path(options.out_dir) / "evaluation.csv").string(), evaluation_csv(result.summary, result.runs));
+  if (options.plot) result.figures = plot_evaluation(options.out_dir, result.summary, policy_label(options.policies, 0));
   return result;
+}
+
+std::vector<std::string> plot_evaluation(const std::string& out_dir, const EvaluationSummary& summary, const std::string& controller) {
+  std::vector<BarrierTrace> traces;
+  for (const auto& cluster : summary.clusters) {
+    if (cluster.oracle_s.empty()) continue;  // no sweep point reached the target
+    const std::uint64_t seed = cluster.oracle_s.begin()->first;  // the first seed with an oracle
+    const fs::path rounds = fs::path(out_dir) / cluster.cluster / ("seed-" + std::to_string(seed)) / controller / "rounds.csv";
+    if (!fs::exists(rounds)) continue;
+    const RoundSeries series = read_rounds_csv(rounds.string());
+    BarrierTrace trace;
+    trace.cluster = cluster.cluster + " (seed " + std::to_string(seed) + ")";
+    for (std::size_t k = 0; k < series.round.size(); ++k) {
+      trace.clock_s.push_back(series.clock_ms[k] / 1000.0);
+      trace.barrier_ms.push_back(series.barrier_ms[k]);
+    }
+    trace.oracle_barrier_ms = cluster.oracle_barrier_ms.at(seed);
+    trace.oracle_time_s = cluster.oracle_s.at(seed);
+    traces.push_back(std::move(trace));
+  }
+  PlotOptions options;
+  options.out_dir = (fs::path(out_dir) / "plots").string();
+  const PlotReport report =
+      draw_figures({evaluation_figure(summary, "evaluation"), barrier_vs_oracle_figure(traces, controller, "barrier_vs_oracle")}, options);
+  return report.files;
 }
 
 std::vector<ControllerRun> read_evaluation_runs(const std::string& out_dir) {

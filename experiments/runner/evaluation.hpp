@@ -32,12 +32,14 @@ struct EvaluateOptions {
   std::string out_dir = "results/evaluate";
   int jobs = 1;
   bool quiet = false;
+  bool plot = false;  // DIR/plots/evaluation and barrier_vs_oracle (PNG, SVG and the gnuplot script)
 };
 
 struct EvaluationResult {
   std::string out_dir;
   std::vector<ControllerRun> runs;
   EvaluationSummary summary;
+  std::vector<std::string> figures;  // with plot: the images drawn
 };
 
 // The sweep of static barriers for `config` (see above).
@@ -49,6 +51,11 @@ std::string policy_label(const std::vector<std::string>& paths, std::size_t inde
 // Runs everything, writes DIR/evaluation.md and DIR/evaluation.csv, and returns the judgement.
 // Throws common::ConfigError for an unreadable config or policy before anything runs.
 EvaluationResult run_evaluation(const EvaluateOptions& options);
+
+// Draws DIR/plots/evaluation (every judged controller over the oracle, per cluster) and
+// DIR/plots/barrier_vs_oracle (`controller`'s T over its run on each cluster's first seed against
+// the oracle's T); returns the images written. Throws common::PlotError without gnuplot.
+std::vector<std::string> plot_evaluation(const std::string& out_dir, const EvaluationSummary& summary, const std::string& controller);
 
 // Reads an evaluation's folder back (DIR/<cluster>/seed-<N>/<controller>/summary.json and the
 // sweep values of DIR/<cluster>/evaluate.yaml): `orchestra compare` on it, and the tests.

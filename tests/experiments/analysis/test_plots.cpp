@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <optional>
+#include <vector>
 #include <string>
 
 #include "common/csv_table.hpp"
@@ -263,4 +265,44 @@ TEST_CASE("plots: a timing-only run (no accuracy) gets simulated time vs epoch, 
   check_png(tmp / "plots/time_vs_epoch.png");
   check_svg(tmp / "plots/time_vs_epoch.svg", {"dsgd", "lbb", "fixed-t"}, "Simulated time vs epoch");
   CHECK_FALSE(std::filesystem::exists(tmp / "plots/accuracy_vs_time.png"));
+}
+
+TEST_CASE("plots: evaluate's bars over the oracle per cluster, misses named, and T against the oracle's T") {
+  using namespace experiments;
+  std::vector<ControllerRun> runs;
+  const auto add = [&](const std::string& cluster, std::uint64_t seed, const std::string& controller, ControllerRole role,
+                       std::optional<double> time, double barrier = 0) {
+    ControllerRun r;
+    r.cluster = cluster;
+    r.seed = seed;
+    r.controller = controller;
+    r.role = role;
+    r.time_to_target_s = time;
+    r.run_time_s = time.value_or(50.0);
+    r.barrier_ms = barrier;
+    runs.push_back(r);
+  };
+  for (std::uint64_t seed : {1, 2}) {
+    add("box", seed, "orchestra-a3c", ControllerRole::Judged, 12.0);
+    add("box", seed, "orchestra-lcm", ControllerRole::Judged, seed == 1 ? std::nullopt : std::optional<double>(20.0));
+    add("box", seed, "fixed-t-T_ms=100", ControllerRole::Sweep, 10.0, 100);
+    add("box", seed, "fixed-t-T_ms=200", ControllerRole::Sweep, 15.0, 200);
+  }
+  const EvaluationSummary summary = summarize_evaluation(runs);
+  const Figure bars = evaluation_figure(summary, "evaluation");
+  CHECK(bars.series == std::vector<std::string>{"orchestra-a3c", "orchestra-lcm"});
+  // a3c: 12/10 on both seeds; lcm: 50/10 (a miss, counted at its run time) and 20/10.
+  CHECK(bars.script.find("'box (orchestra-lcm missed 1/2)' 1.2 3.162278") != std::string::npos);
+  CHECK(bars.script.find("'geometric mean' 1.2 3.162278") != std::string::npos);
+  CHECK(bars.script.find("set logscale y") != std::string::npos);
+
+  BarrierTrace trace;
+  trace.cluster = "box (seed 1)";
+  trace.clock_s = {1, 2, 5};
+  trace.barrier_ms = {50, 100, 400};
+  trace.oracle_barrier_ms = 100;
+  trace.oracle_time_s = 10;
+  const Figure t = barrier_vs_oracle_figure({trace}, "orchestra-a3c", "barrier_vs_oracle");
+  CHECK(t.series == std::vector<std::string>{"box (seed 1)"});
+  CHECK(t.script.find("0.1 0.5\n0.2 1\n0.5 4\n") != std::string::npos);  // time / oracle time, T / oracle T
 }

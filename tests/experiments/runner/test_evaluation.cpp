@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -61,7 +62,7 @@ TEST_CASE("orchestra evaluate: every controller per seed, the oracle and the rat
   agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{orchestra::StateLayout::kStateSize, {8}}), 0, control).save(dir / "policy.pt");
 
   const auto r = testing::run_command(std::string(ORCHESTRA_BINARY) + " evaluate " + (dir / "policy.pt") + " " + (dir / "tiny.yaml") +
-                                      " --seeds 1-2 --sweep-ms 10,40,160 --quiet --out " + (dir / "eval"));
+                                      " --seeds 1-2 --sweep-ms 10,40,160 --quiet --plot --out " + (dir / "eval"));
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   CHECK(r.output.find("| cluster | orchestra-a3c | orchestra-lcm | orchestra-random |") != std::string::npos);
@@ -108,6 +109,19 @@ TEST_CASE("orchestra evaluate: every controller per seed, the oracle and the rat
   char expected[32];
   std::snprintf(expected, sizeof expected, "| tiny | %.2fx", std::exp(log_sum / 2));
   CHECK(md.find(expected) != std::string::npos);
+
+  // --plot: the bars per cluster and the policy's T against the oracle's, as PNG, SVG and script.
+  for (const char* figure : {"evaluation", "barrier_vs_oracle"})
+    for (const char* ext : {".png", ".svg", ".gp"}) CHECK(std::filesystem::file_size(dir / ("eval/plots/" + std::string(figure) + ext)) > 100);
+  CHECK(testing::read_text(dir / "eval/plots/evaluation.png").rfind("\x89PNG", 0) == 0);
+  const std::string bars = testing::read_text(dir / "eval/plots/evaluation.gp");
+  CHECK(bars.find("'geometric mean'") != std::string::npos);
+  const std::size_t tiny_row = bars.find("\n'tiny' ");
+  REQUIRE(tiny_row != std::string::npos);
+  CHECK(std::stod(bars.substr(tiny_row + 8)) == doctest::Approx(std::exp(log_sum / 2)).epsilon(1e-6));  // a3c's bar
+  const std::string trace = testing::read_text(dir / "eval/plots/barrier_vs_oracle.gp");
+  CHECK(trace.find("tiny (seed 1)") != std::string::npos);
+  CHECK(r.output.find("Figures: ") != std::string::npos);
 
   // Bad input: a policy that is not one, and no config, are one line each.
   testing::write_text(dir / "bad.pt", "not a policy");
