@@ -145,7 +145,11 @@ void RealWorker::run_gradient_round(const RoundPlan& plan, RealRoundStats& stats
   const auto start = Clock::now();
   comm_.all_reduce_sum(grads, "gradient all-reduce of round " + std::to_string(round_));
   stats.sync_ms += ms_since(start);
-  optimizer.step();
+  // The update counts as compute, as it does in a local step of a model-averaging round
+  // (ReplicaSet::local_step): one step costs the same in both, and one time model per worker
+  // (what calibrate fits, and what the simulator charges) describes both kinds of round.
+  const double update_ms = timed([&] { optimizer.step(); }, round_clock_ms_);
+  if (mine.size > 0) stats.worker.compute_ms += update_ms;
 }
 
 // Simulation::run_average_round with real steps: tau_i local steps on this rank's shard, MLLSGD's
