@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <regex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -131,4 +132,24 @@ TEST_CASE("orchestra evaluate: every controller per seed, the oracle and the rat
   bad = testing::run_command(std::string(ORCHESTRA_BINARY) + " evaluate " + (dir / "policy.pt"));
   CHECK(bad.exit_code == 2);
   CHECK(bad.output.find("evaluate needs POLICY.pt and CONFIG.yaml files") != std::string::npos);
+}
+
+TEST_CASE("orchestra evaluate 2>&1 | cat: a progress line per cluster, then the end, on stderr") {
+  testing::TempDir dir;
+  testing::write_text(dir / "box_a.yaml", kTiny);
+  testing::write_text(dir / "box_b.yaml", kTiny);
+  torch::manual_seed(5);
+  agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{orchestra::StateLayout::kStateSize, {8}})).save(dir / "policy.pt");
+  const auto r = testing::run_command("ORCHESTRA_PROGRESS_EVERY_S=0.05 " + std::string(ORCHESTRA_BINARY) + " evaluate " + (dir / "policy.pt") + " " +
+                                      (dir / "box_a.yaml") + " " + (dir / "box_b.yaml") + " --seeds 1 --sweep-ms 20,80 --out " + (dir / "eval") +
+                                      " 2>&1 | cat");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(std::regex_search(r.output, std::regex(R"((^|\n)evaluate  0/2 clusters \(0%\)  running box_a  seeds 1  elapsed \d+:\d\d  ETA \S+\n)")));
+  CHECK(std::regex_search(r.output, std::regex(R"(\nevaluate  1/2 clusters \(50%\)  running box_b  seeds 1  elapsed \d+:\d\d  ETA \S+\n)")));
+  CHECK(std::regex_search(r.output, std::regex(R"(\nevaluate  2/2 clusters \(100%\)  elapsed \d+:\d\d  ETA 0:00\n)")));
+  // --quiet: none of it.
+  const auto quiet = testing::run_command(std::string(ORCHESTRA_BINARY) + " evaluate " + (dir / "policy.pt") + " " + (dir / "box_a.yaml") +
+                                          " --seeds 1 --sweep-ms 20,80 --quiet --out " + (dir / "quiet") + " 2>&1 | cat");
+  CHECK(quiet.output.find("clusters (") == std::string::npos);
 }
