@@ -376,7 +376,10 @@ Figure evaluation_figure(const EvaluationSummary& summary, const std::string& na
   std::vector<std::string> controllers;
   for (const auto& c : summary.overall) controllers.push_back(c.controller);
   const auto row = [&](const std::string& label, const std::vector<ControllerScore>& scores) {
-    std::string line = gnuplot_quote(label);
+    // Data columns group on double quotes only (a single-quoted label with spaces would split).
+    std::string quoted = "\"";
+    for (const char c : label) quoted += c == '"' ? '\'' : c;
+    std::string line = quoted + "\"";
     for (const auto& controller : controllers) {
       double ratio = std::nan("");
       for (const auto& score : scores)
@@ -386,18 +389,23 @@ Figure evaluation_figure(const EvaluationSummary& summary, const std::string& na
     return line + "\n";
   };
   std::string rows;
+  double lowest = 1.0;  // the y axis starts at a power of 2 below every bar, at most 1/2
+  for (const auto& c : summary.clusters)
+    for (const auto& score : c.controllers)
+      if (score.geomean_ratio > 0) lowest = std::min(lowest, score.geomean_ratio);
   for (const auto& cluster : summary.clusters) {
     std::string label = cluster.cluster;
-    for (const auto& score : cluster.controllers)
-      if (score.misses > 0) label += " (" + score.controller + " missed " + std::to_string(score.misses) + "/" + std::to_string(score.runs) + ")";
+    int misses = 0;  // which controller missed where: evaluation.md
+    for (const auto& score : cluster.controllers) misses += score.misses;
+    if (misses > 0) label += " (" + std::to_string(misses) + (misses == 1 ? " miss)" : " misses)");
     rows += row(label, cluster.controllers);
   }
   rows += row("geometric mean", summary.overall);
   s << datablock("ratios", rows);
   s << "set title " << text(f.title) << "\n"
     << "set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
-    << "set logscale y\nset ylabel 'time to target / oracle (log; 1 = best static T)'\n"
-    << "set xtics rotate by -30 noenhanced\nset key top left box opaque\nset bmargin 8\n"
+    << "set logscale y\nset yrange [" << num(std::pow(2.0, std::floor(std::log2(std::min(lowest, 0.5))))) << ":*]\nset ylabel 'time to target / oracle (log; 1 = best static T)'\n"
+    << "set xtics rotate by 20 right noenhanced\nset key top left box opaque\nset bmargin 6\nset lmargin 12\n"
     << "set arrow from graph 0, first 1 to graph 1, first 1 nohead dashtype 2 lc rgb '#444444'\n";
   std::vector<std::string> parts;
   for (std::size_t i = 0; i < controllers.size(); ++i) {

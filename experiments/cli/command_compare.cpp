@@ -12,6 +12,7 @@
 #include "experiments/cli/result_story.hpp"
 #include "experiments/report/html_report.hpp"
 #include "experiments/results/results_reader.hpp"
+#include "experiments/runner/evaluation.hpp"
 
 namespace experiments {
 
@@ -26,7 +27,8 @@ per policy: time to target accuracy, speedup over `dsgd` (else over the run's fi
 accuracy and loss, mean straggler effect, utilization and idle time per worker. Writes the table
 as DIR/compare.md and DIR/compare.csv, then two lines: who reaches the target first and why (idle
 time, communication). The folder of a multi-seed run (`orchestra run --seeds`, sub-folders
-seed-<N>) gives the summary over seeds instead: mean ± 95% CI and the paired speedup.
+seed-<N>) gives the summary over seeds instead: mean ± 95% CI and the paired speedup. The folder
+of `orchestra evaluate` gives its judgement again (evaluation.md and .csv; figures with --plot).
 
   --out DIR      where to write (default: RESULTS_DIR when one is given, else ./comparison)
   --plot         also draw the figures with gnuplot into DIR/plots/, as PNG and SVG with the
@@ -100,6 +102,21 @@ int command_compare(const Args& args) {
     return 0;
   }
 
+  if (dirs.size() == 1 && std::filesystem::exists(std::filesystem::path(dirs.front()) / "evaluation.md")) {
+    // An `orchestra evaluate` folder: its judgement again, from the runs it kept, and its figures.
+    if (html) throw UsageError("--html: an evaluation folder has its table and --plot figures; compare a cluster's seed-<N> folder for a report");
+    const std::vector<ControllerRun> controller_runs = read_evaluation_runs(dirs.front());
+    const EvaluationSummary summary = summarize_evaluation(controller_runs);
+    common::write_file_atomic(dirs.front() + "/evaluation.md", evaluation_markdown(summary));
+    common::write_file_atomic(dirs.front() + "/evaluation.csv", evaluation_csv(summary, controller_runs));
+    if (!quiet) std::cout << evaluation_markdown(summary) << "written: " << dirs.front() << "/evaluation.md, " << dirs.front() << "/evaluation.csv\n";
+    if (plot && !summary.overall.empty()) {
+      find_gnuplot(plot_options.gnuplot.program);
+      const auto files = plot_evaluation(dirs.front(), summary, summary.overall.front().controller);
+      if (!quiet) std::cout << "plots: " << files.size() << " files in " << dirs.front() << "/plots/\n";
+    }
+    return 0;
+  }
   const std::vector<RunResults> runs = read_results(dirs);
   plot = plot || html;  // the report holds every figure
   if (plot) find_gnuplot(plot_options.gnuplot.program);  // fail before writing anything

@@ -116,13 +116,23 @@ TEST_CASE("orchestra evaluate: every controller per seed, the oracle and the rat
     for (const char* ext : {".png", ".svg", ".gp"}) CHECK(std::filesystem::file_size(dir / ("eval/plots/" + std::string(figure) + ext)) > 100);
   CHECK(testing::read_text(dir / "eval/plots/evaluation.png").rfind("\x89PNG", 0) == 0);
   const std::string bars = testing::read_text(dir / "eval/plots/evaluation.gp");
-  CHECK(bars.find("'geometric mean'") != std::string::npos);
-  const std::size_t tiny_row = bars.find("\n'tiny' ");
+  CHECK(bars.find("\"geometric mean\"") != std::string::npos);
+  const std::size_t tiny_row = bars.find("\n\"tiny\" ");
   REQUIRE(tiny_row != std::string::npos);
   CHECK(std::stod(bars.substr(tiny_row + 8)) == doctest::Approx(std::exp(log_sum / 2)).epsilon(1e-6));  // a3c's bar
   const std::string trace = testing::read_text(dir / "eval/plots/barrier_vs_oracle.gp");
   CHECK(trace.find("tiny (seed 1)") != std::string::npos);
   CHECK(r.output.find("Figures: ") != std::string::npos);
+
+  // compare on the folder: the same judgement again, and the figures redrawn.
+  const std::string table = testing::read_text(dir / "eval/evaluation.md");
+  std::filesystem::remove_all(dir / "eval/plots");
+  const auto again = testing::run_command(std::string(ORCHESTRA_BINARY) + " compare " + (dir / "eval") + " --plot");
+  INFO(again.output);
+  CHECK(again.exit_code == 0);
+  CHECK(again.output.rfind(table, 0) == 0);
+  CHECK(testing::read_text(dir / "eval/evaluation.md") == table);
+  CHECK(testing::read_text(dir / "eval/plots/evaluation.gp") == bars);
 
   // Bad input: a policy that is not one, and no config, are one line each.
   testing::write_text(dir / "bad.pt", "not a policy");
