@@ -52,14 +52,21 @@ orchestra::BarrierControllerOptions read_barrier_options(common::YamlReader& r, 
   o.batch_sizes = read_batch_sizes(r, config);
   o.max_step_spread = static_cast<int>(r.integer("M", o.max_step_spread, 0, kMaxSteps));
   o.max_local_steps = static_cast<int>(r.integer("max_local_steps", o.max_local_steps, 1, kMaxSteps));
-  o.action_unit_ms = r.real("unit_ms", o.action_unit_ms, 0.0, kHuge);
+  // Keys that belong to one kind of move or interval are read (and so resolved into config.json)
+  // only for that kind: a resolved config, read back (calibrate writes one), stays valid.
   o.move = r.option("move", o.move, {{"additive", orchestra::BarrierMove::Additive}, {"multiplicative", orchestra::BarrierMove::Multiplicative}});
-  o.move_factor = r.real("factor", o.move_factor, 1.0, 1e6, /*min_exclusive=*/true);
-  if (r.has("factor") && o.move != orchestra::BarrierMove::Multiplicative) r.fail("factor", "only a multiplicative move has a factor (move: multiplicative)");
-  if (r.has("unit_ms") && o.move != orchestra::BarrierMove::Additive) r.fail("unit_ms", "only an additive move has a unit (move: additive)");
+  if (o.move == orchestra::BarrierMove::Additive) {
+    o.action_unit_ms = r.real("unit_ms", o.action_unit_ms, 0.0, kHuge);
+    if (r.has("factor")) r.fail("factor", "only a multiplicative move has a factor (move: multiplicative)");
+  } else {
+    o.move_factor = r.real("factor", o.move_factor, 1.0, 1e6, /*min_exclusive=*/true);
+    if (r.has("unit_ms")) r.fail("unit_ms", "only an additive move has a unit (move: additive)");
+  }
   o.interval = r.option("interval", o.interval, {{"epoch", orchestra::DecisionInterval::Epoch}, {"rounds", orchestra::DecisionInterval::Rounds}});
-  o.interval_rounds = static_cast<int>(r.integer("interval_rounds", o.interval_rounds, 1, kMaxSteps));
-  if (r.has("interval_rounds") && o.interval != orchestra::DecisionInterval::Rounds) r.fail("interval_rounds", "needs interval: rounds");
+  if (o.interval == orchestra::DecisionInterval::Rounds)
+    o.interval_rounds = static_cast<int>(r.integer("interval_rounds", o.interval_rounds, 1, kMaxSteps));
+  else if (r.has("interval_rounds"))
+    r.fail("interval_rounds", "needs interval: rounds");
   o.min_barrier_ms = r.real("min_T_ms", o.min_barrier_ms, 0.0, kHuge);
   o.max_barrier_ms = r.real("max_T_ms", o.max_barrier_ms, 0.0, kHuge);
   if (o.min_barrier_ms > 0 && o.max_barrier_ms > 0 && o.max_barrier_ms < o.min_barrier_ms) r.fail("max_T_ms", "must not be below min_T_ms");

@@ -3,12 +3,14 @@
 #include <doctest/doctest.h>
 
 #include <exception>
+#include <nlohmann/json.hpp>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "experiments/config/config.hpp"
 #include "experiments/registry/policy_registry.hpp"
+#include "experiments/runner/experiment.hpp"
 #include "experiments/runner/train_config.hpp"
 #include "test_helpers.hpp"
 
@@ -57,4 +59,47 @@ TEST_CASE("every shipped config loads, and every policy in an experiment config 
     }
   }
   CHECK(training >= 2);  // a3c_train.yaml and a3c_general.yaml
+}
+
+TEST_CASE("a run's resolved config.json reads back as a config (orchestra calibrate writes one from it)") {
+  testing::TempDir dir;
+  const char* tiny = R"(name: tiny
+seed: 2
+data:
+  dataset: synthetic
+  synthetic: {train: 256, test: 64, side: 6}
+model: {arch: mlp, hidden: [8]}
+training: {global_batch: 32, epochs: 1}
+cluster:
+  workers:
+    - {name: fast, time_model: {coefficients: [1, 0.1]}, max_batch: 64}
+    - {name: slow, time_model: {coefficients: [3, 0.4]}, max_batch: 64}
+policies:
+  - orchestra-lcm
+  - {name: fixed-t, T_ms: 20}
+  - {name: orchestra-random, move: multiplicative, factor: 2, interval: rounds, interval_rounds: 2}
+  - lbb
+)";
+  testing::write_text(dir / "tiny.yaml", tiny);
+  experiments::RunOptions options;
+  options.quiet = true;
+  options.out_dir = dir / "out";
+  const auto result = experiments::run_experiment(experiments::load_config(dir / "tiny.yaml"), options);
+  REQUIRE(result.outcomes.size() == 4);
+  nlohmann::json rebuilt;
+  for (const auto& label : {"orchestra-lcm", "fixed-t", "orchestra-random", "lbb"}) {
+    nlohmann::json c = nlohmann::json::parse(testing::read_text(dir / ("out/" + std::string(label) + "/config.json")));
+    nlohmann::json entry = c["policy"];
+    for (auto it = entry.begin(); it != entry.end();)
+      it = it->is_array() && it->empty() ? entry.erase(it) : std::next(it);
+    for (const char* key : {"file", "real", "policy", "seeds"}) c.erase(key);
+    if (rebuilt.is_null()) rebuilt = c;
+    rebuilt["policies"].push_back(entry);
+  }
+  const std::string text = rebuilt.dump(1);
+  INFO(text);
+  experiments::ExperimentConfig config;
+  REQUIRE_NOTHROW(config = experiments::parse_config(text, dir / "rebuilt.json"));
+  REQUIRE(config.policies.size() == 4);
+  for (const auto& entry : config.policies) CHECK_NOTHROW(experiments::make_policy(entry, config));
 }
