@@ -1,0 +1,132 @@
+#include "study/analysis/controller_evaluation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "study/analysis/table_cells.hpp"
+
+namespace experiments {
+namespace {
+
+double geomean(const std::vector<double>& values) {
+  if (values.empty()) return NAN;
+  double log_sum = 0;
+  for (double v : values) log_sum += std::log(v);
+  return std::exp(log_sum / static_cast<double>(values.size()));
+}
+
+template <typename T>
+void add_unique(std::vector<T>& list, const T& value) {
+  if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
+}
+
+}  // namespace
+
+EvaluationSummary summarize_evaluation(const std::vector<ControllerRun>& runs) {
+  std::vector<std::string> clusters, judged;
+  for (const auto& r : runs) {
+    add_unique(clusters, r.cluster);
+    if (r.role == ControllerRole::Judged) add_unique(judged, r.controller);
+  }
+  EvaluationSummary out;
+  for (const auto& name : clusters) {
+    ClusterScore cluster;
+    cluster.cluster = name;
+    std::vector<std::uint64_t> seeds;
+    for (const auto& r : runs) {
+      if (r.cluster != name) continue;
+      add_unique(seeds, r.seed);
+      if (r.role != ControllerRole::Sweep || !r.time_to_target_s) continue;
+      const auto best = cluster.oracle_s.find(r.seed);
+      if (best == cluster.oracle_s.end() || *r.time_to_target_s < best->second) {
+        cluster.oracle_s[r.seed] = *r.time_to_target_s;
+        cluster.oracle_barrier_ms[r.seed] = r.barrier_ms;
+      }
+    }
+    for (std::uint64_t s : seeds)
+      if (!cluster.oracle_s.count(s)) cluster.seeds_without_oracle.push_back(s);
+    for (const auto& controller : judged) {
+      ControllerScore score;
+      score.controller = controller;
+      for (std::uint64_t s : seeds)
+        for (const auto& r : runs) {
+          if (r.cluster != name || r.seed != s || r.controller != controller) continue;
+          ++score.runs;
+          if (!r.time_to_target_s) ++score.misses;
+          const auto oracle = cluster.oracle_s.find(s);
+          if (oracle == cluster.oracle_s.end()) continue;
+          const double time = r.time_to_target_s ? *r.time_to_target_s : r.run_time_s;
+          score.ratios.push_back(time / oracle->second);
+        }
+      if (score.runs == 0) continue;
+      score.geomean_ratio = geomean(score.ratios);
+      cluster.controllers.push_back(score);
+    }
+    out.clusters.push_back(cluster);
+  }
+  for (const auto& controller : judged) {
+    ControllerScore total;
+    total.controller = controller;
+    for (const auto& cluster : out.clusters)
+      for (const auto& score : cluster.controllers) {
+        if (score.controller != controller) continue;
+        total.runs += score.runs;
+        total.misses += score.misses;
+        if (std::isfinite(score.geomean_ratio)) total.ratios.push_back(score.geomean_ratio);
+      }
+    total.geomean_ratio = geomean(total.ratios);
+    out.overall.push_back(total);
+  }
+  return out;
+}
+
+std::string evaluation_markdown(const EvaluationSummary& summary) {
+  std::ostringstream md;
+  md << "Time to target over the oracle's (the best static T of the sweep, per cluster and seed): geometric mean over seeds, "
+        "misses in brackets.\n\n| cluster |";
+  for (const auto& c : summary.overall) md << ' ' << md_cell(c.controller) << " |";
+  md << " oracle T (ms) | oracle time (s) |\n|---|";
+  for (std::size_t i = 0; i < summary.overall.size(); ++i) md << "---:|";
+  md << "---:|---:|\n";
+  const auto cell = [](const ControllerScore& s) {
+    std::string text = fixed(s.geomean_ratio, 2) + "x";
+    if (s.misses > 0) text += " (" + std::to_string(s.misses) + " of " + std::to_string(s.runs) + " missed)";
+    return text;
+  };
+  for (const auto& cluster : summary.clusters) {
+    md << "| " << md_cell(cluster.cluster) << " |";
+    for (const auto& total : summary.overall) {
+      const auto it = std::find_if(cluster.controllers.begin(), cluster.controllers.end(),
+                                   [&](const ControllerScore& s) { return s.controller == total.controller; });
+      md << ' ' << (it == cluster.controllers.end() ? std::string("-") : cell(*it)) << " |";
+    }
+    std::string barriers, times;
+    for (const auto& [seed, ms] : cluster.oracle_barrier_ms) barriers += (barriers.empty() ? "" : ", ") + fixed(ms, 0);
+    for (const auto& [seed, s] : cluster.oracle_s) times += (times.empty() ? "" : ", ") + fixed(s, 1);
+    if (!cluster.seeds_without_oracle.empty()) times += " (" + std::to_string(cluster.seeds_without_oracle.size()) + " seeds: no sweep point reached the target)";
+    md << ' ' << barriers << " | " << times << " |\n";
+  }
+  md << "| **geometric mean** |";
+  for (const auto& total : summary.overall) md << " **" << cell(total) << "** |";
+  md << " | |\n";
+  return md.str();
+}
+
+std::string evaluation_csv(const EvaluationSummary& summary, const std::vector<ControllerRun>& runs) {
+  std::ostringstream csv;
+  csv << "cluster,seed,controller,reached,time_to_target_s,run_time_s,oracle_time_s,oracle_T_ms,ratio\n";
+  for (const auto& cluster : summary.clusters)
+    for (const auto& r : runs) {
+      if (r.cluster != cluster.cluster || r.role != ControllerRole::Judged) continue;
+      const auto oracle = cluster.oracle_s.find(r.seed);
+      const bool known = oracle != cluster.oracle_s.end();
+      const double time = r.time_to_target_s ? *r.time_to_target_s : r.run_time_s;
+      csv << csv_cell(r.cluster) << ',' << r.seed << ',' << csv_cell(r.controller) << ',' << (r.time_to_target_s ? 1 : 0) << ','
+          << exact(r.time_to_target_s) << ',' << exact(r.run_time_s) << ',' << (known ? exact(oracle->second) : "") << ','
+          << (known ? exact(cluster.oracle_barrier_ms.at(r.seed)) : "") << ',' << (known ? exact(time / oracle->second) : "") << '\n';
+    }
+  return csv.str();
+}
+
+}  // namespace experiments

@@ -1,0 +1,53 @@
+// How far the simulator is from reality: a real run (orchestra launch) against its calibrated
+// simulation (orchestra calibrate, then orchestra run), policy by policy. `orchestra compare
+// REAL_DIR --sim SIM_DIR` prints it; the fidelity experiment (scripts/fidelity.sh) tabulates it.
+//
+// Epoch time is each epoch's length on the run's clock (the difference of epochs.csv's clock
+// between consecutive epochs): wall time spent training for the real run, the cost model's time
+// for the simulated one; neither counts evaluation. The relative error of an epoch is
+// (simulated - real) / real; a policy's error is the mean of its epochs' absolute errors, and the
+// mean absolute error of the comparison is over every epoch of every policy present in both runs.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "study/results/results_reader.hpp"
+
+namespace experiments {
+
+struct FidelityRow {
+  std::string label;
+  std::vector<double> real_epoch_s;  // per epoch (only the epochs both runs have)
+  std::vector<double> sim_epoch_s;
+  double mean_real_epoch_s = 0;
+  double mean_sim_epoch_s = 0;
+  double mean_abs_error = 0;   // mean over epochs of |sim - real| / real
+  double worst_epoch_error = 0;  // the largest |sim - real| / real of an epoch
+  std::optional<double> real_time_to_target_s;
+  std::optional<double> sim_time_to_target_s;
+  std::optional<double> time_to_target_error;  // (sim - real) / real, when both reached the target
+};
+
+struct FidelityReport {
+  std::vector<FidelityRow> rows;     // the real run's policy order
+  std::vector<std::string> unmatched;  // labels found in only one of the runs
+  double mean_abs_error = 0;         // over every epoch of every row
+  double worst_policy_error = 0;     // the largest row mean_abs_error
+  // Policies ordered by mean epoch time (fastest first) and by time to target (those that missed
+  // it last, in label order), in each run; the rankings agree when the orders are equal.
+  std::vector<std::string> real_by_epoch_time, sim_by_epoch_time;
+  std::vector<std::string> real_by_time_to_target, sim_by_time_to_target;
+  bool epoch_ranking_agrees = false;
+  bool target_ranking_agrees = false;
+};
+
+// Throws common::DataError when `real` is not a real run, `sim` not a simulated one, or they share
+// no policy label.
+FidelityReport compare_fidelity(const RunResults& real, const RunResults& sim);
+
+// A Markdown table, one row per policy, then the summary lines (errors, rankings).
+std::string fidelity_markdown(const FidelityReport& report);
+
+}  // namespace experiments
