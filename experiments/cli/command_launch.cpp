@@ -157,8 +157,9 @@ int command_launch(const Args& args) {
     const int first = launch.node_rank * launch.nproc;
     const std::string ranks = std::to_string(first) + (launch.nproc > 1 ? "-" + std::to_string(first + launch.nproc - 1) : "");
     progress.start("node " + std::to_string(launch.node_rank), "ranks ended", launch.nproc, 0, false);
-    launch.on_wait = [&](int running) {
-      progress.update(launch.nproc - running, {{"running", std::to_string(running)}, {"ranks", ranks}, {"rank 0 on", launch.master_addr}});
+    // `ranks` by value: this block ends before launch_workers calls the callback.
+    launch.on_wait = [&progress, ranks, nproc = launch.nproc, master = launch.master_addr](int running) {
+      progress.update(nproc - running, {{"running", std::to_string(running)}, {"ranks", ranks}, {"rank 0 on", master}});
     };
   }
   const env::LaunchOutcome outcome = env::launch_workers(launch);
