@@ -34,16 +34,43 @@ void keep_large_blocks_in_heap() {
   });
 }
 
-// One replica's SGD step over `size` floats. Compiled for AVX-512, AVX2 and plain x86-64, picked
-// at load time: the build targets plain x86-64, and this pass over every parameter of every
-// stepping replica is memory-bound work that the wider registers halve.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void sgd_momentum_pass(float* __restrict p, float* __restrict m,
-                                                                                     const float* __restrict g, std::int64_t size,
-                                                                                     float lr, float mu, float wd) {
-  for (std::int64_t i = 0; i < size; ++i) {
-    m[i] = mu * m[i] + (g[i] + wd * p[i]);
-    p[i] -= lr * m[i];
+// One replica's SGD step over `size` floats, compiled for AVX-512, AVX2 and plain x86-64 and
+// picked once at run time: the build targets plain x86-64, and this pass over every parameter of
+// every stepping replica is memory-bound work that the wider registers halve. (Not target_clones:
+// its load-time resolver runs before a sanitizer's runtime is up, and crashed the TSan build.)
+#define ORCHESTRA_SGD_MOMENTUM_BODY                  \
+  for (std::int64_t i = 0; i < size; ++i) {          \
+    m[i] = mu * m[i] + (g[i] + wd * p[i]);           \
+    p[i] -= lr * m[i];                               \
   }
+using SgdPass = void (*)(float* __restrict, float* __restrict, const float* __restrict, std::int64_t, float, float, float);
+#if defined(__x86_64__)
+__attribute__((target("avx512f"))) void sgd_pass_avx512(float* __restrict p, float* __restrict m, const float* __restrict g,
+                                                        std::int64_t size, float lr, float mu, float wd) {
+  ORCHESTRA_SGD_MOMENTUM_BODY
+}
+__attribute__((target("avx2"))) void sgd_pass_avx2(float* __restrict p, float* __restrict m, const float* __restrict g,
+                                                   std::int64_t size, float lr, float mu, float wd) {
+  ORCHESTRA_SGD_MOMENTUM_BODY
+}
+#endif
+void sgd_pass_plain(float* __restrict p, float* __restrict m, const float* __restrict g, std::int64_t size, float lr, float mu,
+                    float wd) {
+  ORCHESTRA_SGD_MOMENTUM_BODY
+}
+#undef ORCHESTRA_SGD_MOMENTUM_BODY
+
+SgdPass pick_sgd_pass() {
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx512f")) return sgd_pass_avx512;
+  if (__builtin_cpu_supports("avx2")) return sgd_pass_avx2;
+#endif
+  return sgd_pass_plain;
+}
+
+void sgd_momentum_pass(float* p, float* m, const float* g, std::int64_t size, float lr, float mu, float wd) {
+  static const SgdPass pass = pick_sgd_pass();
+  pass(p, m, g, size, lr, mu, wd);
 }
 
 // Off the CPU, a slot's losses stay on the device until the round is over: reading them after every
