@@ -45,7 +45,7 @@ esac
 # another part of the toolkit lands.
 present=()
 for s in "${suites[@]}"; do
-  if grep -qE "orchestra_(test|torch)_suite\($s " tests/CMakeLists.txt; then present+=("$s"); else echo "sanitize.sh $mode: no suite $s yet (skipped)"; fi
+  if grep -qE "orchestra_(test|torch)_suite\($s( |$)" tests/CMakeLists.txt; then present+=("$s"); else echo "sanitize.sh $mode: no suite $s yet (skipped)"; fi
 done
 if [ "${#suites[@]}" -gt 0 ] && [ "${#present[@]}" -eq 0 ]; then
   echo "sanitize.sh $mode: nothing to check"
