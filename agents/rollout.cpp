@@ -94,6 +94,24 @@ PpoRollout RolloutRunner::collect_steps(ActorCritic& net, int steps, std::mt1993
   return r;
 }
 
+namespace {
+
+// Backpropagates a loss (A3C's or PPO's: total, policy, value, entropy) through `net`, clips, and
+// returns the flat gradient the parameter server applies.
+template <typename Loss>
+GradientResult gradient_of(ActorCritic& net, const Loss& loss, const A3cOptions& options) {
+  loss.total.backward();
+  GradientResult g;
+  g.norm_before_clip = clip_gradients(*net, options.max_grad_norm);
+  g.gradient = flat_gradients(net);
+  g.policy_loss = loss.policy;
+  g.value_loss = loss.value;
+  g.entropy = loss.entropy;
+  return g;
+}
+
+}  // namespace
+
 GradientResult rollout_gradient(ActorCritic& net, const Rollout& rollout, const A3cOptions& options) {
   const auto steps = static_cast<std::int64_t>(rollout.observations.size());
   if (steps == 0) throw std::invalid_argument("rollout gradient: empty rollout");
@@ -118,15 +136,7 @@ GradientResult rollout_gradient(ActorCritic& net, const Rollout& rollout, const 
       n_step_targets(rollout.rewards, std::vector<double>(v, v + steps), bootstrap, options.gamma);
 
   const ActorCriticOutput head{out.logits.narrow(0, 0, steps), out.value.narrow(0, 0, steps)};
-  const A3cLoss loss = a3c_loss(head, rollout.action_indices, targets.returns, targets.advantages, options);
-  loss.total.backward();
-  GradientResult g;
-  g.norm_before_clip = clip_gradients(*net, options.max_grad_norm);
-  g.gradient = flat_gradients(net);
-  g.policy_loss = loss.policy;
-  g.value_loss = loss.value;
-  g.entropy = loss.entropy;
-  return g;
+  return gradient_of(net, a3c_loss(head, rollout.action_indices, targets.returns, targets.advantages, options), options);
 }
 
 NStepTargets ppo_targets(ActorCritic& net, const PpoRollout& rollout, const A3cOptions& options) {
@@ -165,15 +175,7 @@ GradientResult ppo_gradient(ActorCritic& net, const PpoRollout& rollout, const N
   torch::AutoGradMode autograd(true);
   net->zero_grad();
   const ActorCriticOutput out = net->forward(torch::from_blob(stacked.data(), {static_cast<std::int64_t>(indices.size()), size}, torch::kFloat));
-  const PpoLoss loss = ppo_loss(out, actions, old_log_probs, advantages, returns, options);
-  loss.total.backward();
-  GradientResult g;
-  g.norm_before_clip = clip_gradients(*net, options.max_grad_norm);
-  g.gradient = flat_gradients(net);
-  g.policy_loss = loss.policy;
-  g.value_loss = loss.value;
-  g.entropy = loss.entropy;
-  return g;
+  return gradient_of(net, ppo_loss(out, actions, old_log_probs, advantages, returns, options), options);
 }
 
 }  // namespace agents
