@@ -20,6 +20,7 @@ namespace {
 
 const char* kCompareHelp = R"(usage: orchestra compare RESULTS_DIR... [--out DIR] [--plot] [--html] [--quiet]
        orchestra compare REAL_DIR --sim SIM_DIR [--out DIR] [--quiet]
+       orchestra compare REAL_DIR --repeat REAL2_DIR [--out DIR] [--quiet]
 
 Compares the policies of one or several runs of `orchestra run`. RESULTS_DIR is an experiment's
 folder (results/quickstart), one policy's folder, or a folder of experiments (results/). Prints,
@@ -47,6 +48,9 @@ of `orchestra evaluate` gives its judgement again (evaluation.md and .csv; figur
                  the relative error, the mean absolute error over policies and epochs, and
                  whether the policies rank the same by epoch time and by time to target. Writes
                  DIR/fidelity.md (DIR: --out, default REAL_DIR)
+  --repeat REAL2_DIR  the same table between two real runs of one experiment: how far one run
+                 of this machine is from the next, the floor below which no simulation can match
+                 a single real run. Writes DIR/run_to_run.md
   --quiet        print only errors
 
 example:
@@ -59,7 +63,7 @@ example:
 
 int command_compare(const Args& args) {
   std::vector<std::string> dirs;
-  std::string out_dir, sim_dir;
+  std::string out_dir, sim_dir, repeat_dir;
   bool plot = false;
   bool html = false;
   bool quiet = false;
@@ -74,6 +78,8 @@ int command_compare(const Args& args) {
       out_dir = value();
     } else if (a == "--sim") {
       sim_dir = value();
+    } else if (a == "--repeat") {
+      repeat_dir = value();
     } else if (a == "--plot") {
       plot = true;
     } else if (a == "--html") {
@@ -90,15 +96,20 @@ int command_compare(const Args& args) {
   }
   if (dirs.empty()) throw UsageError(std::string("compare needs at least one RESULTS_DIR\n") + kCompareHelp);
   if (out_dir.empty()) out_dir = dirs.size() == 1 ? dirs.front() : "comparison";
-  if (!sim_dir.empty()) {
-    if (dirs.size() != 1) throw UsageError("--sim compares one real run with its simulation: give one REAL_DIR");
-    if (plot || html) throw UsageError("--sim writes a table only; run compare --plot (or --html) on each folder for figures");
-    const std::vector<RunResults> real = read_results(dirs), sim = read_results({sim_dir});
-    if (real.size() != 1 || sim.size() != 1) throw UsageError("--sim needs one experiment's folder on each side");
-    const std::string table = fidelity_markdown(compare_fidelity(real.front(), sim.front()));
+  if (!sim_dir.empty() || !repeat_dir.empty()) {
+    if (!sim_dir.empty() && !repeat_dir.empty()) throw UsageError("--sim and --repeat: give one of them");
+    const bool repeat = !repeat_dir.empty();
+    const std::string option = repeat ? "--repeat" : "--sim";
+    if (dirs.size() != 1) throw UsageError(option + " compares one real run with another run: give one REAL_DIR");
+    if (plot || html) throw UsageError(option + " writes a table only; run compare --plot (or --html) on each folder for figures");
+    const std::vector<RunResults> real = read_results(dirs), other = read_results({repeat ? repeat_dir : sim_dir});
+    if (real.size() != 1 || other.size() != 1) throw UsageError(option + " needs one experiment's folder on each side");
+    const std::string table = fidelity_markdown(compare_fidelity(
+        real.front(), other.front(), repeat ? FidelityReference::RepeatRun : FidelityReference::Simulation));
+    const std::string file = out_dir + (repeat ? "/run_to_run.md" : "/fidelity.md");
     std::filesystem::create_directories(out_dir);
-    common::write_file_atomic(out_dir + "/fidelity.md", table);
-    if (!quiet) std::cout << table << "written: " << out_dir << "/fidelity.md\n";
+    common::write_file_atomic(file, table);
+    if (!quiet) std::cout << table << "written: " << file << "\n";
     return 0;
   }
 

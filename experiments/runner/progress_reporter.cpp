@@ -115,6 +115,7 @@ void ProgressReporter::start(const std::string& label, const std::string& unit, 
   fields_.clear();
   started_ = true;
   printed_since_start_ = false;
+  undrawn_update_ = false;
   task_start_ = now_();
 }
 
@@ -167,12 +168,14 @@ void ProgressReporter::draw(bool redrawn) {
   std::fflush(stream_);
   last_print_ = now_();
   printed_since_start_ = true;
+  undrawn_update_ = false;
 }
 
 void ProgressReporter::update(double done, std::vector<ProgressField> fields) {
   if (style_ == ProgressStyle::Quiet || !started_) return;
   done_ = done;
   fields_ = std::move(fields);
+  undrawn_update_ = true;
   const auto since = now_() - last_print_;
   if (style_ == ProgressStyle::Redrawn) {
     if (!printed_since_start_ || !redrawn_visible_ || since >= timing_.redraw_every) draw(true);
@@ -191,8 +194,11 @@ void ProgressReporter::message(const std::string& text) {
 
 void ProgressReporter::finish() {
   if (style_ == ProgressStyle::Quiet || !started_) return;
+  // The last state as a line of its own, unless it was just printed as one (a plain log would
+  // otherwise show its final line twice).
+  const bool shown = style_ == ProgressStyle::Lines && printed_since_start_ && !undrawn_update_;
   clear_redrawn();
-  draw(false);
+  if (!shown) draw(false);
   started_ = false;
 }
 

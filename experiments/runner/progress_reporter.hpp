@@ -110,6 +110,7 @@ class ProgressReporter {
   double total_ = 0, start_done_ = 0, done_ = 0;
   bool show_rate_ = true;
   bool started_ = false, printed_since_start_ = false;
+  bool undrawn_update_ = false;  // an update since the last line: finish() prints it, else not again
   std::vector<ProgressField> fields_;
   Clock::time_point task_start_{}, last_print_{};
   bool redrawn_visible_ = false;

@@ -49,12 +49,16 @@ std::string joined(const std::vector<std::string>& v) {
 
 }  // namespace
 
-FidelityReport compare_fidelity(const RunResults& real, const RunResults& sim) {
+FidelityReport compare_fidelity(const RunResults& real, const RunResults& sim, FidelityReference reference) {
   for (const auto& p : real.policies)
     if (p.clock != env::ClockKind::Wall) throw common::DataError(p.dir + ": not a real run (its clock is simulated): give the real run first");
-  for (const auto& p : sim.policies)
-    if (p.clock != env::ClockKind::Simulated) throw common::DataError(p.dir + ": not a simulated run (its clock is wall time)");
+  const bool repeat = reference == FidelityReference::RepeatRun;
+  for (const auto& p : sim.policies) {
+    if (!repeat && p.clock != env::ClockKind::Simulated) throw common::DataError(p.dir + ": not a simulated run (its clock is wall time)");
+    if (repeat && p.clock != env::ClockKind::Wall) throw common::DataError(p.dir + ": not a real run (its clock is simulated): --repeat takes a second real run");
+  }
   FidelityReport report;
+  report.reference = reference;
   std::size_t epochs = 0;
   double sum = 0;
   std::vector<std::pair<std::string, std::optional<double>>> real_epoch, sim_epoch, real_target, sim_target;
@@ -104,17 +108,21 @@ FidelityReport compare_fidelity(const RunResults& real, const RunResults& sim) {
 }
 
 std::string fidelity_markdown(const FidelityReport& r) {
-  std::string t = "| policy | real epoch (s) | sim epoch (s) | epoch error (mean abs) | worst epoch | real time to target (s) | sim time to target (s) | time to target error |\n";
+  const bool repeat = r.reference == FidelityReference::RepeatRun;
+  const std::string other = repeat ? "repeat" : "sim";
+  const std::string error = repeat ? "difference" : "error";
+  std::string t = "| policy | real epoch (s) | " + other + " epoch (s) | epoch " + error + " (mean abs) | worst epoch | real time to target (s) | " + other +
+                  " time to target (s) | time to target " + error + " |\n";
   t += "|---|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& row : r.rows)
     t += "| " + md_cell(row.label) + " | " + fixed(row.mean_real_epoch_s, 3) + " | " + fixed(row.mean_sim_epoch_s, 3) + " | " +
          percent(row.mean_abs_error) + " | " + percent(row.worst_epoch_error) + " | " + seconds(row.real_time_to_target_s) + " | " +
          seconds(row.sim_time_to_target_s) + " | " + percent(row.time_to_target_error) + " |\n";
-  t += "\nepoch time: mean absolute error " + percent(r.mean_abs_error) + " over policies and epochs, worst policy " + percent(r.worst_policy_error) + "\n";
+  t += "\nepoch time: mean absolute " + error + " " + percent(r.mean_abs_error) + " over policies and epochs, worst policy " + percent(r.worst_policy_error) + "\n";
   t += "ranking by epoch time: " + std::string(r.epoch_ranking_agrees ? "same" : "DIFFERENT") + " (real: " + joined(r.real_by_epoch_time) +
-       "; sim: " + joined(r.sim_by_epoch_time) + ")\n";
+       "; " + other + ": " + joined(r.sim_by_epoch_time) + ")\n";
   t += "ranking by time to target: " + std::string(r.target_ranking_agrees ? "same" : "DIFFERENT") + " (real: " + joined(r.real_by_time_to_target) +
-       "; sim: " + joined(r.sim_by_time_to_target) + ")\n";
+       "; " + other + ": " + joined(r.sim_by_time_to_target) + ")\n";
   if (!r.unmatched.empty()) {
     t += "in one run only:";
     for (const auto& l : r.unmatched) t += " " + l;

@@ -7,6 +7,10 @@
 // for the simulated one; neither counts evaluation. The relative error of an epoch is
 // (simulated - real) / real; a policy's error is the mean of its epochs' absolute errors, and the
 // mean absolute error of the comparison is over every epoch of every policy present in both runs.
+//
+// The same table between two real runs of one experiment (`orchestra compare REAL_DIR --repeat
+// REAL2_DIR`) measures how far one run of this machine is from the next: a simulation cannot be
+// expected to match a single real run more closely than a second real run does.
 #pragma once
 
 #include <optional>
@@ -16,6 +20,10 @@
 #include "study/results/results_reader.hpp"
 
 namespace experiments {
+
+// What the real run is compared with: its calibrated simulation, or a second real run of the same
+// experiment (the run-to-run floor).
+enum class FidelityReference { Simulation, RepeatRun };
 
 struct FidelityRow {
   std::string label;
@@ -31,6 +39,7 @@ struct FidelityRow {
 };
 
 struct FidelityReport {
+  FidelityReference reference = FidelityReference::Simulation;  // what the sim_* fields hold
   std::vector<FidelityRow> rows;     // the real run's policy order
   std::vector<std::string> unmatched;  // labels found in only one of the runs
   double mean_abs_error = 0;         // over every epoch of every row
@@ -43,11 +52,13 @@ struct FidelityReport {
   bool target_ranking_agrees = false;
 };
 
-// Throws common::DataError when `real` is not a real run, `sim` not a simulated one, or they share
-// no policy label.
-FidelityReport compare_fidelity(const RunResults& real, const RunResults& sim);
+// Throws common::DataError when `real` is not a real run, `sim` not a simulated one (with
+// RepeatRun: not a real one), or they share no policy label.
+FidelityReport compare_fidelity(const RunResults& real, const RunResults& sim,
+                                FidelityReference reference = FidelityReference::Simulation);
 
-// A Markdown table, one row per policy, then the summary lines (errors, rankings).
+// A Markdown table, one row per policy, then the summary lines (errors, rankings); the second
+// run's columns say "sim" or "repeat".
 std::string fidelity_markdown(const FidelityReport& report);
 
 }  // namespace experiments

@@ -167,6 +167,14 @@ TEST_CASE("progress: plain lines at most and at least every line_every, each wit
   h.reporter.update(100);
   h.reporter.finish();
   CHECK(h.take() == "train  100/100 updates (100%)  5.9 updates/s  elapsed 0:17  ETA 0:00\n");
+  // A final update printed as it came is not printed again by finish().
+  h.reporter.start("evaluate", "clusters", 2);
+  h.reporter.update(0);
+  h.take();
+  h.now += 6s;
+  h.reporter.update(2);
+  h.reporter.finish();
+  CHECK(h.take() == "evaluate  2/2 clusters (100%)  0.33 clusters/s  elapsed 0:06  ETA 0:00\n");
 }
 
 TEST_CASE("progress: a resumed task's rate counts only its own work, and fractional and unknown totals read right") {

@@ -83,3 +83,31 @@ TEST_CASE("fidelity: a ranking that changes is reported, a missed target ranks l
   CHECK(out.output.find("ranking by time to target: DIFFERENT") != std::string::npos);
   CHECK(std::filesystem::exists(dir / "real/fidelity.md"));
 }
+
+TEST_CASE("fidelity: two real runs of one experiment give the run-to-run floor (compare --repeat)") {
+  testing::TempDir dir;
+  write_policy(dir / "real", "dsgd", {10, 20}, "15", true);
+  write_policy(dir / "real2", "dsgd", {12, 20}, "18", true);  // epochs 12 s and 8 s: +20%, -20%
+  write_policy(dir / "sim", "dsgd", {10, 20}, "15", false);
+  const auto real = read_results({dir / "real"}), real2 = read_results({dir / "real2"}), sim = read_results({dir / "sim"});
+  const FidelityReport r = compare_fidelity(real.front(), real2.front(), FidelityReference::RepeatRun);
+  CHECK(r.reference == FidelityReference::RepeatRun);
+  CHECK(r.mean_abs_error == doctest::Approx(0.20));
+  CHECK(*r.rows[0].time_to_target_error == doctest::Approx(0.20));
+  const std::string table = fidelity_markdown(r);
+  CHECK(table.find("| policy | real epoch (s) | repeat epoch (s) | epoch difference (mean abs) |") != std::string::npos);
+  CHECK(table.find("mean absolute difference 20.0%") != std::string::npos);
+  CHECK(table.find("sim") == std::string::npos);
+  // The second run must be real for --repeat, and simulated for --sim.
+  CHECK_THROWS_WITH_AS(compare_fidelity(real.front(), sim.front(), FidelityReference::RepeatRun), doctest::Contains("--repeat takes a second real run"),
+                       common::DataError);
+  CHECK_THROWS_WITH_AS(compare_fidelity(real.front(), real2.front()), doctest::Contains("not a simulated run"), common::DataError);
+
+  const auto out = testing::run_command(std::string(ORCHESTRA_BINARY) + " compare " + (dir / "real") + " --repeat " + (dir / "real2") + " --out " + (dir / "o"));
+  CHECK(out.exit_code == 0);
+  CHECK(out.output.find("mean absolute difference 20.0%") != std::string::npos);
+  CHECK(std::filesystem::exists(dir / "o/run_to_run.md"));
+  const auto both = testing::run_command(std::string(ORCHESTRA_BINARY) + " compare " + (dir / "real") + " --repeat " + (dir / "real2") + " --sim " + (dir / "sim"));
+  CHECK(both.exit_code != 0);
+  CHECK(both.output.find("give one of them") != std::string::npos);
+}
