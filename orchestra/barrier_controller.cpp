@@ -214,6 +214,14 @@ void BarrierController::move_barrier(int action) {
   update_local_steps();
 }
 
+void BarrierController::place_barrier(double barrier_ms) {
+  require_started("place_barrier()");
+  if (!(std::isfinite(barrier_ms) && barrier_ms > 0))
+    throw std::invalid_argument("orchestra barrier controller: place_barrier(): expected a T > 0 ms, got " + std::to_string(barrier_ms));
+  barrier_ms_ = std::clamp(barrier_ms, min_barrier_ms_, max_barrier_ms_);
+  update_local_steps();
+}
+
 bool BarrierController::decision_point(const env::PlanContext& context) const {
   if (context.epoch_start) return true;
   return options_.interval == DecisionInterval::Rounds && context.round % options_.interval_rounds == 0;

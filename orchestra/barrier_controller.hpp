@@ -120,6 +120,9 @@ class BarrierController final : public env::BarrierPolicy {
   // unit, or by the factor, within the bounds. Throws std::logic_error before start(). From then on
   // the heuristic no longer sets T.
   void move_barrier(int action);
+  // Sets T (clamped to the bounds) without a decision: the RL environment's exploring starts.
+  // start_barrier_ms() stays LCM's T*. Throws std::logic_error before start().
+  void place_barrier(double barrier_ms);
   // True when the round about to run starts a decision window (an attached agent is asked then).
   bool decision_point(const env::PlanContext& context) const;
   // True when the round just reported closes a decision window (the next one is a decision point).

@@ -12,7 +12,8 @@ namespace {
 
 constexpr double kHuge = std::numeric_limits<double>::max();
 
-// [lo, hi] or one number, each within [min, max].
+}  // namespace
+
 orchestra::Range read_range(common::YamlReader& r, const std::string& key, orchestra::Range fallback, double min, double max) {
   const YAML::Node node = r.raw(key);
   if (!node || node.IsNull()) return fallback;
@@ -40,6 +41,8 @@ orchestra::Range read_range(common::YamlReader& r, const std::string& key, orche
   if (out.log && out.lo <= 0) r.fail(key, "expected values > 0 (drawn log-uniformly)");
   return out;
 }
+
+namespace {
 
 orchestra::IntRange read_int_range(common::YamlReader& r, const std::string& key, orchestra::IntRange fallback) {
   const orchestra::Range real = read_range(r, key, {static_cast<double>(fallback.lo), static_cast<double>(fallback.hi)}, 1, common::kMaxWorkers);

@@ -25,4 +25,8 @@ namespace experiments {
 // Reads the mapping `r` holds; errors name file:line and the key (common::ConfigError).
 orchestra::ClusterDistribution read_cluster_distribution(common::YamlReader r);
 
+// `key: [lo, hi]` or `key: x` (lo = hi = x), each within [min, max]; fallback when the key is
+// absent. With fallback.log the values must be > 0. Errors name file:line and the key.
+orchestra::Range read_range(common::YamlReader& r, const std::string& key, orchestra::Range fallback, double min, double max);
+
 }  // namespace experiments

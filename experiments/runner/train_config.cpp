@@ -3,6 +3,7 @@
 #include "experiments/runner/cluster_distribution_config.hpp"
 
 #include <filesystem>
+#include <sstream>
 
 #include "agents/toy_barrier_env.hpp"
 #include "common/errors.hpp"
@@ -26,6 +27,7 @@ orchestra::LocalSgdBarrierEnvConfig env_config(const TrainConfig& config, const 
   c.reward = config.reward;
   c.time_reward_rounds = config.time_reward_rounds;
   c.eval_every_reference_rounds = config.eval_every_reference_rounds;
+  c.exploring_start = config.exploring_start;
   c.budget.max_reference_epochs = config.max_reference_epochs;
   return c;
 }
@@ -55,6 +57,7 @@ TrainConfig load_train_config(const std::string& path) {
   c.time_reward_rounds = top.real("time_reward_rounds", c.time_reward_rounds, 0.0, 1e9, /*min_exclusive=*/true);
   c.eval_every_reference_rounds = top.real("eval_every_reference_rounds", c.eval_every_reference_rounds, 0.0, 1e9);
   c.max_reference_epochs = top.real("max_reference_epochs", c.max_reference_epochs, 0.0, 1e9);
+  c.exploring_start = read_range(top, "exploring_start", c.exploring_start, 1e-3, 1e3);
   if (top.has("clusters")) c.distribution = read_cluster_distribution(top.child("clusters"));
   const YAML::Node list = top.raw("experiments");
   if (list && !list.IsNull()) {
@@ -74,6 +77,11 @@ TrainConfig load_train_config(const std::string& path) {
                      {"environment", c.environment == TrainEnvironment::Toy ? "toy" : (c.distribution ? "cluster distribution" : "fixed clusters")},
                      {"reward", c.reward == Reward::Time ? "time" : "eq1"},
                      {"reward_record", c.reward_record == orchestra::RecordScope::History ? "history" : "episode"}};
+  if (c.exploring_start.lo != 1.0 || c.exploring_start.hi != 1.0) {
+    std::ostringstream range;
+    range << "[" << c.exploring_start.lo << ", " << c.exploring_start.hi << "] x T*";
+    c.training_info["exploring_start"] = range.str();
+  }
   if (c.environment == TrainEnvironment::Toy) {
     c.observation_size = agents::ToyBarrierEnv::kObservationSize;
   } else {

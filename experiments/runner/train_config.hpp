@@ -16,6 +16,8 @@
 //   time_reward_rounds: 10          time: reference rounds per unit of reward
 //   eval_every_reference_rounds: 0  evaluate after every step (0), or once this much simulated time passed
 //   max_reference_epochs: 0         also end an episode after this many reference epochs of time (0: never)
+//   exploring_start: [0.25, 8]      training only: each episode starts at LCM's T* times a factor drawn
+//                                   log-uniformly from this range (default 1: at T*, as deployment does)
 //   toy_step_ms: 0                  toy: sleep per step, standing in for an epoch's cost
 //   a3c: {...}                      agents/a3c_options.hpp
 #pragma once
@@ -53,6 +55,7 @@ struct TrainConfig {
   double time_reward_rounds = 10.0;
   double eval_every_reference_rounds = 0;  // 0: evaluate after every step (local_sgd_barrier_env.hpp)
   double max_reference_epochs = 0;         // 0: only the experiments' epoch budget ends an episode
+  orchestra::Range exploring_start{1.0, 1.0, true};  // T at reset: T* x [lo, hi] (local_sgd_barrier_env.hpp)
   agents::PolicyControl control;           // how actions move T (the first experiment's), saved with the policy
   std::map<std::string, std::string> training_info;  // config, environment, reward...: saved with the policy
   agents::A3cOptions a3c;

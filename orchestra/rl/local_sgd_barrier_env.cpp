@@ -1,6 +1,7 @@
 #include "orchestra/rl/local_sgd_barrier_env.hpp"
 
 #include <cmath>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -33,6 +34,10 @@ void validate(const LocalSgdBarrierEnvConfig& c) {
     bad_config("eval_every_reference_rounds", "expected a number >= 0, got " + std::to_string(c.eval_every_reference_rounds));
   if (!(std::isfinite(c.time_reward_rounds) && c.time_reward_rounds > 0))
     bad_config("time_reward_rounds", "expected a number > 0, got " + std::to_string(c.time_reward_rounds));
+  if (!(std::isfinite(c.exploring_start.lo) && std::isfinite(c.exploring_start.hi) && c.exploring_start.lo > 0 &&
+        c.exploring_start.lo <= c.exploring_start.hi))
+    bad_config("exploring_start", "expected [lo, hi] with 0 < lo <= hi, got [" + std::to_string(c.exploring_start.lo) + ", " +
+                                      std::to_string(c.exploring_start.hi) + "]");
   if (!(c.budget.target_accuracy > 0 && c.budget.target_accuracy <= 1))
     bad_config("budget.target_accuracy", "expected a number in (0, 1], got " + std::to_string(c.budget.target_accuracy));
   BarrierController check(c.controller);  // its constructor validates the controller options
@@ -79,6 +84,12 @@ ResetResult LocalSgdBarrierEnv::reset(std::uint64_t seed) {
   for (std::size_t n = 0; n < controller_->local_steps().size(); ++n)
     samples_per_round += static_cast<double>(controller_->local_steps()[n]) * controller_->batch_sizes()[n];
   reference_epoch_ms_ = std::ceil(static_cast<double>(data_->train.size()) / std::max(1.0, samples_per_round)) * reference_round_ms_;
+  if (config_.exploring_start.lo != 1.0 || config_.exploring_start.hi != 1.0) {
+    std::mt19937_64 rng(env::derive_seed(seed, 29));
+    const double u = static_cast<double>(rng() >> 11) * (1.0 / 9007199254740992.0);
+    const double lo = std::log(config_.exploring_start.lo), hi = std::log(config_.exploring_start.hi);
+    controller_->place_barrier(controller_->start_barrier_ms() * std::exp(lo + u * (hi - lo)));
+  }
   episode_start_ms_ = env_->clock_ms();
 
   const env::EvalResult untrained = env_->evaluate();

@@ -88,6 +88,12 @@ struct LocalSgdBarrierEnvConfig {
   // episode at a tiny T (hundreds of short rounds) does not spend its wall time evaluating: the
   // target is then seen at most this late, which moves the time reward by at most as much.
   double eval_every_reference_rounds = 0;
+  // Exploring starts (Sutton & Barto, Sec. 5.3): each reset(seed) places T at LCM's T* times a
+  // factor drawn log-uniformly from [lo, hi] (from the episode's seed), so that training sees the
+  // returns of every region of T, also those a policy starting at T* would rarely reach. T*
+  // stays the reference (bounds, rewards' units, the state's "T vs its start"), as in deployment,
+  // which always starts at T*. [1, 1]: the paper's start.
+  Range exploring_start{1.0, 1.0, true};
 };
 
 class LocalSgdBarrierEnv final : public BarrierEnv {

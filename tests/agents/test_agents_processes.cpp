@@ -140,6 +140,10 @@ TEST_CASE("train, serve, agent and keygen reject bad input with one line") {
   auto r = testing::run_command(bin + " train " + (dir / "bad.yaml"));
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("bad.yaml:3: a3c.gamma: expected a number >= 0 and <= 1, got 2") != std::string::npos);
+  testing::write_text(dir / "start.yaml", "environment: toy\nexploring_start: [4, 2]\n");
+  r = testing::run_command(bin + " train " + (dir / "start.yaml"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("start.yaml:2: exploring_start: expected [lo, hi] with lo <= hi") != std::string::npos);
   testing::write_text(dir / "exp.yaml", "environment: local-sgd\n");
   r = testing::run_command(bin + " train " + (dir / "exp.yaml"));
   CHECK(r.exit_code == 2);

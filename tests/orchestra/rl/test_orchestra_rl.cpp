@@ -348,3 +348,36 @@ TEST_CASE("RL env: with a cluster distribution every seed draws its own cluster,
   const auto step = environment.step(0);
   CHECK(step.info.step_ms > 0);
 }
+
+TEST_CASE("RL env: exploring starts place T at T* times a seeded log-uniform factor; T* stays the reference") {
+  auto config = small_config();
+  config.controller.move = orchestra::BarrierMove::Multiplicative;
+  config.controller.min_barrier_x_start = 0.125;
+  config.controller.max_barrier_x_start = 32;
+  LocalSgdBarrierEnv paper(config);
+  config.exploring_start = {0.25, 8, true};
+  LocalSgdBarrierEnv exploring(config);
+  std::vector<double> factors;
+  for (std::uint64_t seed : {1, 2, 3, 4, 5, 6}) {
+    CAPTURE(seed);
+    const auto at_t_star = paper.reset(seed);  // same seed: same probes, same T*
+    const auto start = exploring.reset(seed);
+    const auto& c = exploring.controller();
+    CHECK(c.start_barrier_ms() == doctest::Approx(at_t_star.info.barrier_ms));  // T* is still the start of record
+    const double factor = start.info.barrier_ms / c.start_barrier_ms();
+    CHECK(factor >= 0.25 - 1e-9);
+    CHECK(factor <= 8 + 1e-9);
+    factors.push_back(factor);
+    // The plan and the state follow the placed T: tau_n from it, "T vs its start" = log2(factor) / 6.
+    CHECK(entry(start.observation, L::kBarrierVsStart) == doctest::Approx(std::log2(factor) / 6).epsilon(1e-5));
+    CHECK(exploring.reset(seed).info.barrier_ms == start.info.barrier_ms);  // the same factor for the same seed
+    const auto step = exploring.step(+1);  // and moves go on from there
+    CHECK(step.info.barrier_ms == doctest::Approx(std::min(2 * start.info.barrier_ms, c.max_barrier_ms())));
+  }
+  // Spread over the range: at least one start below T* and one above it among six seeds.
+  CHECK(*std::min_element(factors.begin(), factors.end()) < 1.0);
+  CHECK(*std::max_element(factors.begin(), factors.end()) > 1.0);
+
+  config.exploring_start = {2, 1, true};
+  CHECK_THROWS_WITH_AS(LocalSgdBarrierEnv{config}, doctest::Contains("exploring_start"), std::invalid_argument);
+}
