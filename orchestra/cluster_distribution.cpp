@@ -94,6 +94,11 @@ void validate(const ClusterDistribution& d) {
   if (d.max_batch < 1) bad("max_batch", "expected an integer >= 1");
 }
 
+double draw_in(const Range& range, std::uint64_t seed) {
+  Draws draws(seed);
+  return draws.in(range);
+}
+
 DrawnCluster draw_cluster(const ClusterDistribution& d, std::uint64_t seed, int global_batch, std::int64_t train_samples) {
   validate(d);
   if (global_batch < 1) bad("global_batch", "expected a positive integer");

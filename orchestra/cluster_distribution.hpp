@@ -84,6 +84,10 @@ void validate(const ClusterDistribution& distribution);
 
 // One cluster, deterministic in `seed`. `global_batch` and `train_samples` are the workload's
 // (B_n = B / N, capped by each worker's max_batch; they set the reference times).
+// One value drawn from `range` (uniformly, or log-uniformly with range.log) by a generator seeded
+// with `seed`: the same draw the distribution makes for each of its ranges.
+double draw_in(const Range& range, std::uint64_t seed);
+
 DrawnCluster draw_cluster(const ClusterDistribution& distribution, std::uint64_t seed, int global_batch, std::int64_t train_samples);
 
 }  // namespace orchestra

@@ -1,7 +1,6 @@
 #include "orchestra/rl/local_sgd_barrier_env.hpp"
 
 #include <cmath>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -84,12 +83,8 @@ ResetResult LocalSgdBarrierEnv::reset(std::uint64_t seed) {
   for (std::size_t n = 0; n < controller_->local_steps().size(); ++n)
     samples_per_round += static_cast<double>(controller_->local_steps()[n]) * controller_->batch_sizes()[n];
   reference_epoch_ms_ = std::ceil(static_cast<double>(data_->train.size()) / std::max(1.0, samples_per_round)) * reference_round_ms_;
-  if (config_.exploring_start.lo != 1.0 || config_.exploring_start.hi != 1.0) {
-    std::mt19937_64 rng(env::derive_seed(seed, 29));
-    const double u = static_cast<double>(rng() >> 11) * (1.0 / 9007199254740992.0);
-    const double lo = std::log(config_.exploring_start.lo), hi = std::log(config_.exploring_start.hi);
-    controller_->place_barrier(controller_->start_barrier_ms() * std::exp(lo + u * (hi - lo)));
-  }
+  if (config_.exploring_start.lo != 1.0 || config_.exploring_start.hi != 1.0)
+    controller_->place_barrier(controller_->start_barrier_ms() * draw_in(config_.exploring_start, env::derive_seed(seed, 29)));
   episode_start_ms_ = env_->clock_ms();
 
   const env::EvalResult untrained = env_->evaluate();
