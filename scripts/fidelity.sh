@@ -6,7 +6,9 @@
 #   fidelity.md              the simulation against the real run it was calibrated on;
 #   heldout-K/fidelity.md    the simulation against real run K, which the calibration never saw;
 #   repeat-K/run_to_run.md   real run 1 against real run K: how far two runs of this machine are
-#                            apart, the floor below which no simulation can match one real run.
+#                            apart, the floor below which no simulation can match one real run;
+#   mean/fidelity.md         the simulation against the mean of all REPEATS real runs, rankings
+#                            judged on the pairs of policies that every real run orders alike.
 # The load average before and after each real run is kept, since real timings depend on what else
 # the machine is doing.
 #
@@ -52,6 +54,12 @@ for cfg in "${configs[@]}"; do
     summary+="$name, sim vs held-out real run $k: $(line "$dir/heldout-$k/fidelity.md")"$'\n'
     summary+="$name, real run 1 vs real run $k: $(line "$dir/repeat-$k/run_to_run.md")"$'\n'
   done
+  if [ "$repeats" -gt 1 ]; then
+    reals=("$dir/real")
+    for k in $(seq 2 "$repeats"); do reals+=("$dir/real-$k"); done
+    "$bin" compare "${reals[@]}" --sim "$dir/sim" --out "$dir/mean"
+    summary+="$name, sim vs the mean of the $repeats real runs: $(line "$dir/mean/fidelity.md")"$'\n'
+  fi
 done
 echo
 echo "== summary"

@@ -19,7 +19,7 @@ namespace experiments {
 namespace {
 
 const char* kCompareHelp = R"(usage: orchestra compare RESULTS_DIR... [--out DIR] [--plot] [--html] [--quiet]
-       orchestra compare REAL_DIR --sim SIM_DIR [--out DIR] [--quiet]
+       orchestra compare REAL_DIR... --sim SIM_DIR [--out DIR] [--quiet]
        orchestra compare REAL_DIR --repeat REAL2_DIR [--out DIR] [--quiet]
 
 Compares the policies of one or several runs of `orchestra run`. RESULTS_DIR is an experiment's
@@ -47,7 +47,10 @@ of `orchestra evaluate` gives its judgement again (evaluation.md and .csv; figur
                  training, or the cost model's; evaluation on neither) and time to target with
                  the relative error, the mean absolute error over policies and epochs, and
                  whether the policies rank the same by epoch time and by time to target. Writes
-                 DIR/fidelity.md (DIR: --out, default REAL_DIR)
+                 DIR/fidelity.md (DIR: --out, default the first REAL_DIR). Several REAL_DIRs,
+                 real runs of one experiment: the simulation against their mean, and a ranking
+                 judged on the pairs of policies that every real run orders the same way (the
+                 others, within this machine's run-to-run noise, are named)
   --repeat REAL2_DIR  the same table between two real runs of one experiment: how far one run
                  of this machine is from the next, the floor below which no simulation can match
                  a single real run. Writes DIR/run_to_run.md
@@ -95,17 +98,23 @@ int command_compare(const Args& args) {
     }
   }
   if (dirs.empty()) throw UsageError(std::string("compare needs at least one RESULTS_DIR\n") + kCompareHelp);
-  if (out_dir.empty()) out_dir = dirs.size() == 1 ? dirs.front() : "comparison";
+  if (out_dir.empty()) out_dir = dirs.size() == 1 || !sim_dir.empty() ? dirs.front() : "comparison";
   if (!sim_dir.empty() || !repeat_dir.empty()) {
     if (!sim_dir.empty() && !repeat_dir.empty()) throw UsageError("--sim and --repeat: give one of them");
     const bool repeat = !repeat_dir.empty();
     const std::string option = repeat ? "--repeat" : "--sim";
-    if (dirs.size() != 1) throw UsageError(option + " compares one real run with another run: give one REAL_DIR");
+    if (repeat && dirs.size() != 1) throw UsageError("--repeat compares one real run with another: give one REAL_DIR");
     if (plot || html) throw UsageError(option + " writes a table only; run compare --plot (or --html) on each folder for figures");
-    const std::vector<RunResults> real = read_results(dirs), other = read_results({repeat ? repeat_dir : sim_dir});
-    if (real.size() != 1 || other.size() != 1) throw UsageError(option + " needs one experiment's folder on each side");
-    const std::string table = fidelity_markdown(compare_fidelity(
-        real.front(), other.front(), repeat ? FidelityReference::RepeatRun : FidelityReference::Simulation));
+    std::vector<RunResults> real;
+    for (const auto& dir : dirs) {
+      std::vector<RunResults> one = read_results({dir});
+      if (one.size() != 1) throw UsageError(option + " needs one experiment's folder on each side: " + dir + " holds " + std::to_string(one.size()));
+      real.push_back(std::move(one.front()));
+    }
+    const std::vector<RunResults> other = read_results({repeat ? repeat_dir : sim_dir});
+    if (other.size() != 1) throw UsageError(option + " needs one experiment's folder on each side");
+    const std::string table = fidelity_markdown(repeat ? compare_fidelity(real.front(), other.front(), FidelityReference::RepeatRun)
+                                                       : compare_fidelity(real, other.front()));
     const std::string file = out_dir + (repeat ? "/run_to_run.md" : "/fidelity.md");
     std::filesystem::create_directories(out_dir);
     common::write_file_atomic(file, table);

@@ -29,6 +29,8 @@ const Command kCommands[] = {
      "orchestra train configs/a3c_train.yaml", experiments::command_train},
     {"learn a controller", "evaluate POLICY.pt CONFIG...", "judge a trained policy against orchestra-lcm, random moves and the best static T",
      "orchestra evaluate pretrained/orchestra-a3c.pt configs/heldout/*.yaml --seeds 1-3", experiments::command_evaluate},
+    {"learn a controller", "draw TRAIN_CONFIG", "clusters drawn from a training config's distribution, as configs (validation sets)",
+     "orchestra draw configs/a3c_general.yaml --count 8 --out results/validation", experiments::command_draw},
     {"learn a controller", "serve CONFIG", "the A3C parameter server alone, for agents on other machines",
      "orchestra serve configs/a3c_train.yaml --bind tcp://0.0.0.0:5555 --keys keys.txt", experiments::command_serve},
     {"learn a controller", "agent CONFIG", "one A3C agent: --connect tcp://HOST:PORT",

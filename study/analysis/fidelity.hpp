@@ -8,6 +8,12 @@
 // (simulated - real) / real; a policy's error is the mean of its epochs' absolute errors, and the
 // mean absolute error of the comparison is over every epoch of every policy present in both runs.
 //
+// Several real runs of one experiment (`orchestra compare REAL_DIR REAL2_DIR ... --sim SIM_DIR`):
+// the simulation is compared with their mean, epoch by epoch, and a ranking is judged only on the
+// pairs of policies that every real run orders the same way. Two policies whose order changes from
+// one real run to the next are within this machine's noise: no simulation can be right or wrong
+// about them, and the table names them.
+//
 // The same table between two real runs of one experiment (`orchestra compare REAL_DIR --repeat
 // REAL2_DIR`) measures how far one run of this machine is from the next: a simulation cannot be
 // expected to match a single real run more closely than a second real run does.
@@ -27,13 +33,13 @@ enum class FidelityReference { Simulation, RepeatRun };
 
 struct FidelityRow {
   std::string label;
-  std::vector<double> real_epoch_s;  // per epoch (only the epochs both runs have)
+  std::vector<double> real_epoch_s;  // per epoch (only the epochs every run has); several real runs: their mean
   std::vector<double> sim_epoch_s;
   double mean_real_epoch_s = 0;
   double mean_sim_epoch_s = 0;
   double mean_abs_error = 0;   // mean over epochs of |sim - real| / real
   double worst_epoch_error = 0;  // the largest |sim - real| / real of an epoch
-  std::optional<double> real_time_to_target_s;
+  std::optional<double> real_time_to_target_s;  // several real runs: the mean of those that reached it
   std::optional<double> sim_time_to_target_s;
   std::optional<double> time_to_target_error;  // (sim - real) / real, when both reached the target
 };
@@ -48,14 +54,22 @@ struct FidelityReport {
   // it last, in label order), in each run; the rankings agree when the orders are equal.
   std::vector<std::string> real_by_epoch_time, sim_by_epoch_time;
   std::vector<std::string> real_by_time_to_target, sim_by_time_to_target;
-  bool epoch_ranking_agrees = false;
+  // Pairs "a/b" of policies: those the real runs do not all order the same way (or tie), and those
+  // they all order alike but the other run orders the other way round.
+  std::vector<std::string> epoch_pairs_in_doubt, target_pairs_in_doubt;
+  std::vector<std::string> epoch_pairs_reversed, target_pairs_reversed;
+  bool epoch_ranking_agrees = false;   // no pair reversed
   bool target_ranking_agrees = false;
+  int real_runs = 1;
 };
 
 // Throws common::DataError when `real` is not a real run, `sim` not a simulated one (with
 // RepeatRun: not a real one), or they share no policy label.
 FidelityReport compare_fidelity(const RunResults& real, const RunResults& sim,
                                 FidelityReference reference = FidelityReference::Simulation);
+// The simulation against several real runs of one experiment (their mean; see above). The same
+// errors as above, and a DataError when the real runs do not all have the simulation's policies.
+FidelityReport compare_fidelity(const std::vector<RunResults>& reals, const RunResults& sim);
 
 // A Markdown table, one row per policy, then the summary lines (errors, rankings); the second
 // run's columns say "sim" or "repeat".

@@ -111,3 +111,64 @@ TEST_CASE("fidelity: two real runs of one experiment give the run-to-run floor (
   CHECK(both.exit_code != 0);
   CHECK(both.output.find("give one of them") != std::string::npos);
 }
+
+TEST_CASE("fidelity: several real runs, the simulation against their mean; pairs the real runs order differently are in doubt") {
+  testing::TempDir dir;
+  // Three real runs. dsgd and lbb swap places from run to run (10 vs 9.8, 10 vs 10.4, 10 vs 9.9 s
+  // epochs); osa is the fastest in every run.
+  write_policy(dir / "r1", "dsgd", {10, 20}, "15", true);
+  write_policy(dir / "r1", "lbb", {9.8, 19.6}, "14", true);
+  write_policy(dir / "r1", "osa", {5, 10}, "null", true);
+  write_policy(dir / "r2", "dsgd", {10, 20}, "16", true);
+  write_policy(dir / "r2", "lbb", {10.4, 20.8}, "17", true);
+  write_policy(dir / "r2", "osa", {6, 12}, "8", true);
+  write_policy(dir / "r3", "dsgd", {10, 20}, "14", true);
+  write_policy(dir / "r3", "lbb", {9.9, 19.8}, "15", true);
+  write_policy(dir / "r3", "osa", {7, 14}, "null", true);
+  // The simulation: dsgd 11 s epochs (+10% on the mean of 10), lbb faster than dsgd, osa 6.6 s.
+  write_policy(dir / "sim", "dsgd", {11, 22}, "16.5", false);
+  write_policy(dir / "sim", "lbb", {10, 20}, "15", false);
+  write_policy(dir / "sim", "osa", {6.6, 13.2}, "9", false);
+  std::vector<RunResults> reals;
+  for (const char* r : {"r1", "r2", "r3"}) reals.push_back(read_results({dir / r}).front());
+  const auto sim = read_results({dir / "sim"});
+  const FidelityReport r = compare_fidelity(reals, sim.front());
+  REQUIRE(r.rows.size() == 3);
+  CHECK(r.real_runs == 3);
+  CHECK(r.rows[0].real_epoch_s == std::vector<double>{10, 10});
+  CHECK(r.rows[0].mean_abs_error == doctest::Approx(0.10));
+  CHECK(r.rows[2].mean_real_epoch_s == doctest::Approx(6.0));  // osa: the mean of 5, 6 and 7
+  CHECK(r.rows[2].mean_abs_error == doctest::Approx(0.10));
+  CHECK(*r.rows[0].real_time_to_target_s == doctest::Approx(15.0));
+  CHECK(*r.rows[2].real_time_to_target_s == doctest::Approx(8.0));  // the mean of the runs that reached it
+  // Epoch time: dsgd/lbb in doubt (r1 and r3 have lbb faster, r2 dsgd); osa below both everywhere.
+  CHECK(r.epoch_pairs_in_doubt == std::vector<std::string>{"dsgd/lbb"});
+  CHECK(r.epoch_pairs_reversed.empty());
+  CHECK(r.epoch_ranking_agrees);
+  // Time to target: osa missed in r1 and r3 (last there) but was first in r2: in doubt with both;
+  // dsgd/lbb: lbb first in r1, dsgd in r2 and r3: in doubt too.
+  CHECK(r.target_pairs_in_doubt == std::vector<std::string>{"dsgd/lbb", "dsgd/osa", "lbb/osa"});
+  CHECK(r.target_ranking_agrees);
+  const std::string table = fidelity_markdown(r);
+  CHECK(table.find("| policy | real epoch (s, mean of 3 runs) |") != std::string::npos);
+  CHECK(table.find("ranking by epoch time: same on every pair the real runs order alike; they order dsgd/lbb differently") != std::string::npos);
+
+  // A pair every real run orders alike and the simulation reverses is a DIFFERENT ranking.
+  write_policy(dir / "sim2", "dsgd", {10, 20}, "15", false);
+  write_policy(dir / "sim2", "lbb", {10, 20}, "15", false);
+  write_policy(dir / "sim2", "osa", {12, 24}, "9", false);  // slower than dsgd: every real run has osa faster
+  const FidelityReport bad = compare_fidelity(reals, read_results({dir / "sim2"}).front());
+  CHECK(bad.epoch_pairs_reversed == std::vector<std::string>{"dsgd/osa", "lbb/osa"});
+  CHECK_FALSE(bad.epoch_ranking_agrees);
+  CHECK(fidelity_markdown(bad).find("ranking by epoch time: DIFFERENT: dsgd/osa, lbb/osa reversed") != std::string::npos);
+
+  // The command: orchestra compare R1 R2 R3 --sim SIM writes R1/fidelity.md.
+  const auto out = testing::run_command(std::string(ORCHESTRA_BINARY) + " compare " + (dir / "r1") + " " + (dir / "r2") + " " + (dir / "r3") + " --sim " +
+                                        (dir / "sim"));
+  CHECK(out.exit_code == 0);
+  CHECK(out.output.find("mean of 3 runs") != std::string::npos);
+  CHECK(std::filesystem::exists(dir / "r1/fidelity.md"));
+  const auto two = testing::run_command(std::string(ORCHESTRA_BINARY) + " compare " + (dir / "r1") + " " + (dir / "r2") + " --repeat " + (dir / "r3"));
+  CHECK(two.exit_code != 0);
+  CHECK(two.output.find("give one REAL_DIR") != std::string::npos);
+}

@@ -1,0 +1,98 @@
+// `orchestra draw`: clusters drawn from a training distribution, written as experiment configs, read
+// back as the very clusters the training environment would draw with the same seed.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+#include "experiments/config/config.hpp"
+#include "experiments/runner/drawn_cluster_config.hpp"
+#include "experiments/runner/train_config.hpp"
+#include "test_helpers.hpp"
+
+namespace {
+
+const std::string kTrainConfig = std::string(ORCHESTRA_SOURCE_DIR) + "/configs/a3c_general.yaml";
+
+// Equal up to the rounding of a unit conversion (Gbit/s <-> bytes per ms, us <-> ms).
+bool close(double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); }
+
+}  // namespace
+
+TEST_CASE("orchestra draw: a drawn cluster written as a config reads back as the same cluster") {
+  const experiments::TrainConfig train = experiments::load_train_config(kTrainConfig);
+  const auto drawn = experiments::draw_cluster_configs(train, 1000, 16);
+  REQUIRE(drawn.size() == 16);
+  int slowdowns = 0, cyclic = 0, multi_server = 0;
+  for (const auto& d : drawn) {
+    CAPTURE(d.name);
+    CHECK(d.name == "drawn-" + std::to_string(d.seed));
+    // The draw is the training environment's: the distribution, the seed, the workload's global
+    // batch (256) and its training set (60,000).
+    const orchestra::DrawnCluster direct = orchestra::draw_cluster(*train.distribution, d.seed, 256, 60000);
+    const experiments::ExperimentConfig back = experiments::parse_config(d.yaml, d.name + ".yaml");
+    const env::ClusterSpec& want = direct.cluster;
+    const env::ClusterSpec& got = back.cluster;
+    CHECK(back.name == d.name);
+    CHECK(back.budget.target_accuracy == doctest::Approx(0.84));  // the workload's budget
+    REQUIRE(got.num_workers() == want.num_workers());
+    CHECK(got.server_names == want.server_names);
+    multi_server += want.num_servers() > 1;
+    for (int i = 0; i < want.num_workers(); ++i) {
+      const auto& g = got.workers[static_cast<std::size_t>(i)];
+      const auto& w = want.workers[static_cast<std::size_t>(i)];
+      CHECK(g.name == w.name);
+      CHECK(g.server == w.server);
+      CHECK(g.max_batch == w.max_batch);
+      CHECK(g.noise == w.noise);  // exact: written in shortest round-trip form
+      CHECK(g.time_model->coefficients() == w.time_model->coefficients());
+      CHECK(g.time_model->eval(w.max_batch) == w.time_model->eval(w.max_batch));
+    }
+    REQUIRE(got.perturbations.size() == want.perturbations.size());
+    for (std::size_t k = 0; k < want.perturbations.size(); ++k) {
+      const auto& g = got.perturbations[k];
+      const auto& w = want.perturbations[k];
+      CHECK(g.worker == w.worker);
+      CHECK(g.start_s == w.start_s);
+      CHECK(g.slowdown == w.slowdown);
+      CHECK(g.period_s == w.period_s);
+      CHECK(g.active_s == w.active_s);
+      // A cyclic disturbance lasts all run: no end_s, which the config reads as "never".
+      if (std::isfinite(w.end_s)) CHECK(g.end_s == w.end_s);
+      else CHECK(g.end_s > 1e300);
+      (w.period_s > 0 ? cyclic : slowdowns)++;
+    }
+    CHECK(close(back.network.inter_server.bytes_per_ms, direct.network.inter_server.bytes_per_ms));
+    CHECK(close(back.network.inter_server.alpha_ms, direct.network.inter_server.alpha_ms));
+    CHECK(close(back.network.intra_server.bytes_per_ms, direct.network.intra_server.bytes_per_ms));
+    CHECK(close(back.network.intra_server.alpha_ms, direct.network.intra_server.alpha_ms));
+    CHECK(close(back.network.message_bytes, direct.network.message_bytes));
+  }
+  // The 16 draws cover what the round trip must carry: both kinds of perturbation, several servers.
+  CHECK(slowdowns > 0);
+  CHECK(cyclic > 0);
+  CHECK(multi_server > 0);
+  // Deterministic in the seed.
+  const auto again = experiments::draw_cluster_configs(train, 1000, 2);
+  CHECK(again[0].yaml == drawn[0].yaml);
+  CHECK(again[1].yaml == drawn[1].yaml);
+  CHECK(drawn[0].yaml != drawn[1].yaml);
+}
+
+TEST_CASE("orchestra draw: the command writes the configs; a config without clusters: is one clear line") {
+  testing::TempDir tmp;
+  const auto ok = testing::run_command(std::string(ORCHESTRA_BINARY) + " draw " + kTrainConfig + " --count 2 --seed 7 --out " + tmp / "v");
+  REQUIRE_MESSAGE(ok.exit_code == 0, ok.output);
+  const auto expected = experiments::draw_cluster_configs(experiments::load_train_config(kTrainConfig), 7, 2);
+  CHECK(testing::read_text(tmp / "v/drawn-7.yaml") == expected[0].yaml);
+  CHECK(testing::read_text(tmp / "v/drawn-8.yaml") == expected[1].yaml);
+  CHECK_FALSE(std::filesystem::exists(tmp / "v/drawn-9.yaml"));
+  CHECK_NOTHROW(experiments::load_config(tmp / "v/drawn-7.yaml"));
+
+  const auto bad = testing::run_command(std::string(ORCHESTRA_BINARY) + " draw " + ORCHESTRA_SOURCE_DIR + "/configs/a3c_train.yaml --out " + tmp / "w");
+  CHECK(bad.exit_code != 0);
+  CHECK(bad.output.find("a3c_train.yaml: clusters:") != std::string::npos);
+  CHECK(bad.output.find('\n') == bad.output.size() - 1);  // one line
+  CHECK_FALSE(std::filesystem::exists(tmp / "w/drawn-1000.yaml"));
+}
