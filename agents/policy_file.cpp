@@ -30,6 +30,8 @@ std::string text(const c10::impl::GenericDict& dict, const std::string& key, con
   return v.toStringRef();
 }
 
+std::string first_line(const std::string& message) { return message.substr(0, message.find('\n')); }
+
 const char* spelling(orchestra::BarrierMove move) { return move == orchestra::BarrierMove::Multiplicative ? "multiplicative" : "additive"; }
 const char* spelling(orchestra::DecisionInterval interval) { return interval == orchestra::DecisionInterval::Rounds ? "rounds" : "epoch"; }
 
@@ -165,8 +167,17 @@ A3cPolicy A3cPolicy::load(const std::string& path) {
   try {
     value = torch::pickle_load(common::read_file_bytes(path));
   } catch (const c10::Error& e) {
-    throw std::runtime_error(path + ": not a readable policy file (" + e.what_without_backtrace() + ")");
+    throw std::runtime_error(path + ": not a readable policy file (" + first_line(e.what_without_backtrace()) + ")");
   }
+  // A field of an unexpected type makes libtorch's accessors throw c10::Error: one line with the path.
+  try {
+    return from_pickle(value, path);
+  } catch (const c10::Error& e) {
+    throw std::runtime_error(path + ": not an orchestra-a3c policy (" + first_line(e.what_without_backtrace()) + ")");
+  }
+}
+
+A3cPolicy A3cPolicy::from_pickle(const c10::IValue& value, const std::string& path) {
   if (!value.isGenericDict()) throw std::runtime_error(path + ": not an orchestra-a3c policy (expected a dict)");
   const c10::impl::GenericDict root = value.toGenericDict();
   if (field(root, "format", path).toStringRef() != kFormat) throw std::runtime_error(path + ": not an orchestra-a3c policy (format)");
@@ -178,7 +189,13 @@ A3cPolicy A3cPolicy::load(const std::string& path) {
   ActorCriticSpec spec;
   spec.observation_size = static_cast<int>(field(root, "observation_size", path).toInt());
   spec.hidden.clear();
-  for (std::int64_t h : field(root, "hidden", path).toIntVector()) spec.hidden.push_back(static_cast<int>(h));
+  // torch::pickle_save writes an int list; torch.save from Python a generic list of ints.
+  const c10::IValue hidden = field(root, "hidden", path);
+  if (!hidden.isList()) throw std::runtime_error(path + ": hidden must be a list of layer widths");
+  for (const c10::IValue& h : hidden.toListRef()) {
+    if (!h.isInt() || h.toInt() < 1) throw std::runtime_error(path + ": hidden must be a list of positive layer widths");
+    spec.hidden.push_back(static_cast<int>(h.toInt()));
+  }
   ActorCritic net(spec);
   const c10::impl::GenericDict weights = field(root, "state_dict", path).toGenericDict();
   torch::NoGradGuard no_grad;

@@ -80,6 +80,8 @@ class A3cPolicy {
   int observation_size() const { return net_->spec().observation_size; }
 
  private:
+  static A3cPolicy from_pickle(const c10::IValue& value, const std::string& path);
+
   ActorCritic net_;
   std::int64_t updates_ = 0;
   PolicyControl control_;

@@ -199,6 +199,30 @@ TEST_CASE("loading a missing or foreign file says which and why") {
   testing::write_text(dir / "dict.pt", std::string(bytes.begin(), bytes.end()));
   CHECK_THROWS_WITH_AS(agents::A3cPolicy::load(dir / "dict.pt"), doctest::Contains("not an orchestra-a3c policy"),
                        std::runtime_error);
+  // Fields of the wrong type (a hand-made or damaged file): one line naming the file, not a
+  // libtorch internal assertion with its backtrace.
+  const auto typed = [&](const std::string& name, const c10::IValue& version, const c10::IValue& hidden) {
+    c10::impl::GenericDict root(c10::StringType::get(), c10::AnyType::get());
+    root.insert("format", std::string("orchestra-a3c-policy"));
+    root.insert("format_version", version);
+    root.insert("observation_size", static_cast<std::int64_t>(22));
+    root.insert("hidden", hidden);
+    const std::vector<char> b = torch::pickle_save(c10::IValue(root));
+    testing::write_text(dir / name, std::string(b.begin(), b.end()));
+    return dir / name;
+  };
+  for (const auto& path : {typed("version.pt", c10::IValue(std::string("two")), c10::IValue(std::vector<std::int64_t>{64})),
+                           typed("hidden.pt", c10::IValue(static_cast<std::int64_t>(2)), c10::IValue(std::string("64")))}) {
+    CAPTURE(path);
+    try {
+      agents::A3cPolicy::load(path);
+      FAIL("loaded a policy with a field of the wrong type");
+    } catch (const std::runtime_error& e) {
+      const std::string message = e.what();
+      CHECK(message.rfind(path + ": ", 0) == 0);
+      CHECK(message.find('\n') == std::string::npos);
+    }
+  }
 }
 
 TEST_CASE("rollouts stop at the episode end and the toy env is seeded") {

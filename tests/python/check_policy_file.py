@@ -2,13 +2,17 @@
 
 torch.load gives the dict agents/policy_file.hpp documents; its state_dict loads into the
 equivalent nn.Module with strict key and shape checks; that module's pi(.|s) matches what C++
-computes from the same file (policy_probe), and so does the greedy action.
+computes from the same file (policy_probe), and so does the greedy action. The other way round too:
+a policy edited in Python and written with torch.save (e.g. an average of snapshots) loads in C++,
+which then computes what Python computes from it.
 
 usage: check_policy_file.py PROBE POLICY.pt
 """
 import json
+import os
 import subprocess
 import sys
+import tempfile
 
 import torch
 from torch import nn
@@ -58,11 +62,30 @@ def main():
         if key not in policy["training"]:
             fail(f"{path}: training has no {key!r}")
 
+    worst = compare_with_cpp(probe, path, policy)
+    # Written by Python: torch.save of the same dict with the weights halved (a different policy).
+    edited = dict(policy)
+    edited["state_dict"] = {key: value * 0.5 for key, value in policy["state_dict"].items()}
+    with tempfile.TemporaryDirectory() as tmp:
+        edited_path = os.path.join(tmp, "edited.pt")
+        torch.save(edited, edited_path)
+        edited_worst = compare_with_cpp(probe, edited_path, edited)
+    print(f"{path}: {policy['format']} v{policy['format_version']}, hidden {list(policy['hidden'])}, "
+          f"{policy['updates']} updates, {policy['training']['algorithm']} on {policy['training']['config']}; "
+          f"16 observations: pi(.|s) agree within {worst:.1e}, greedy actions equal; "
+          f"the same file edited and saved by torch.save: within {edited_worst:.1e}")
+
+
+def compare_with_cpp(probe, path, policy):
+    """pi(.|s) and the greedy action of the file's policy, Python against C++ (policy_probe)."""
     module = ActorCritic(int(policy["observation_size"]), [int(h) for h in policy["hidden"]], 3)
     module.load_state_dict(policy["state_dict"], strict=True)
     module.eval()
 
-    cpp = json.loads(subprocess.run([probe, path], check=True, capture_output=True, text=True).stdout)
+    run = subprocess.run([probe, path], capture_output=True, text=True)
+    if run.returncode != 0:
+        fail(f"{path}: C++ cannot read it: {run.stderr.strip()}")
+    cpp = json.loads(run.stdout)
     if cpp["updates"] != policy["updates"]:
         fail(f"updates: C++ {cpp['updates']}, Python {policy['updates']}")
     with torch.no_grad():
@@ -71,13 +94,11 @@ def main():
     cpp_probabilities = torch.tensor(cpp["probabilities"], dtype=torch.float32)
     worst = (probabilities - cpp_probabilities).abs().max().item()
     if worst > 1e-5:
-        fail(f"pi(.|s) differs between C++ and Python by {worst:.2e}")
+        fail(f"{path}: pi(.|s) differs between C++ and Python by {worst:.2e}")
     greedy = [policy["actions"][i] for i in probabilities.argmax(dim=-1).tolist()]
     if greedy != cpp["greedy_actions"]:
-        fail(f"greedy actions: C++ {cpp['greedy_actions']}, Python {greedy}")
-    print(f"{path}: {policy['format']} v{policy['format_version']}, hidden {list(policy['hidden'])}, "
-          f"{policy['updates']} updates, {policy['training']['algorithm']} on {policy['training']['config']}; "
-          f"16 observations: pi(.|s) agree within {worst:.1e}, greedy actions equal")
+        fail(f"{path}: greedy actions: C++ {cpp['greedy_actions']}, Python {greedy}")
+    return worst
 
 
 if __name__ == "__main__":
