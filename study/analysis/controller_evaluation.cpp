@@ -110,6 +110,17 @@ std::string evaluation_markdown(const EvaluationSummary& summary) {
   md << "| **geometric mean** |";
   for (const auto& total : summary.overall) md << " **" << cell(total) << "** |";
   md << " | |\n";
+  // The order to choose by (several snapshots on validation clusters): a miss costs more than
+  // any ratio, so fewest misses first, then the geometric mean; ties in label order.
+  std::vector<ControllerScore> ranked = summary.overall;
+  std::stable_sort(ranked.begin(), ranked.end(), [](const ControllerScore& a, const ControllerScore& b) {
+    if (a.misses != b.misses) return a.misses < b.misses;
+    if (a.geomean_ratio != b.geomean_ratio) return a.geomean_ratio < b.geomean_ratio;
+    return a.controller < b.controller;
+  });
+  md << "\nRanked (fewest misses, then the geometric mean):";
+  for (std::size_t i = 0; i < ranked.size(); ++i) md << (i ? "," : "") << ' ' << ranked[i].controller << ' ' << cell(ranked[i]);
+  md << "\n";
   return md.str();
 }
 

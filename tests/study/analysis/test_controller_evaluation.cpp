@@ -85,6 +85,7 @@ TEST_CASE("evaluation: the tables hold every cluster, controller and seed") {
   CHECK(md.find("| a | 1.05x | 2.45x (1 of 2 missed) | 200, 400 | 8.0, 9.0 |") != std::string::npos);
   CHECK(md.find("1 seeds: no sweep point reached the target") != std::string::npos);
   CHECK(md.find("| **geometric mean** | **0.72x** | **1.57x (1 of 4 missed)** |") != std::string::npos);
+  CHECK(md.find("\nRanked (fewest misses, then the geometric mean): a3c 0.72x, lcm 1.57x (1 of 4 missed)\n") != std::string::npos);
   const std::string csv = experiments::evaluation_csv(summary, runs);
   CHECK(csv.find("cluster,seed,controller,reached,time_to_target_s,run_time_s,oracle_time_s,oracle_T_ms,ratio\n") == 0);
   CHECK(csv.find("a,2,lcm,0,,27,9,400,3\n") != std::string::npos);
