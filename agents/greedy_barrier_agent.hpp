@@ -26,6 +26,23 @@ class GreedyBarrierAgent final : public orchestra::BarrierAgent {
 
 namespace agents {
 
+// The same network, its action drawn from its probabilities (`actions: sampled`), from its own
+// seed: what the agents did while they trained. A policy that learned "double T with probability
+// 0.45" climbs under sampling and never moves under argmax, so the two can differ a lot.
+class SampledBarrierAgent final : public orchestra::BarrierAgent {
+ public:
+  SampledBarrierAgent(A3cPolicy policy, std::uint64_t seed) : policy_(std::move(policy)), rng_(seed) {}
+  int act(const std::vector<float>& observation) override { return policy_.predict(observation, false, &rng_); }
+
+ private:
+  A3cPolicy policy_;
+  std::mt19937_64 rng_;
+};
+
+}  // namespace agents
+
+namespace agents {
+
 // The baseline a learned controller must clearly beat (issue 5, "Learning, measured"): -1, 0 or +1
 // uniformly at random each epoch, from its own seed.
 class RandomBarrierAgent final : public orchestra::BarrierAgent {

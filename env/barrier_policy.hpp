@@ -49,6 +49,9 @@ class BarrierPolicy {
   virtual void observe_round(const RoundReport& report) { (void)report; }
   // The epoch just finished (test accuracy and loss included).
   virtual void observe_epoch(const EpochReport& report) { (void)report; }
+  // Every test evaluation of the global model, mid-epoch ones included (the epoch's own arrives
+  // after observe_epoch), before the next plan.
+  virtual void observe_evaluation(const EvalResult& result) { (void)result; }
 };
 
 }  // namespace env

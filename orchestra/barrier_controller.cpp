@@ -33,6 +33,7 @@ void validate(const BarrierControllerOptions& o) {
     bad_option("max_barrier_ms", "a number >= min_barrier_ms (" + std::to_string(o.min_barrier_ms) + ")", o.max_barrier_ms);
   if (o.probe_repetitions < 1) bad_option("probe_repetitions", "an integer >= 1", o.probe_repetitions);
   if (o.horizon_epochs < 0) bad_option("horizon_epochs", "an integer >= 0", o.horizon_epochs);
+  if (!(o.hold_at_accuracy >= 0 && o.hold_at_accuracy <= 1)) bad_option("hold_at_accuracy", "an accuracy in [0, 1] (0: never)", o.hold_at_accuracy);
   for (std::size_t n = 0; n < o.batch_sizes.size(); ++n)
     if (o.batch_sizes[n] < 1) bad_option("batch_sizes[" + std::to_string(n) + "]", "an integer >= 1", o.batch_sizes[n]);
 }
@@ -144,6 +145,7 @@ void BarrierController::start(const env::ClusterView& cluster) {
 
   moved_ = false;
   last_action_ = 0;
+  holding_ = false;
   lcm_ = LcmResult{};
   if (options_.source == BarrierSource::Lcm) {
     run_lcm();
@@ -189,7 +191,7 @@ env::RoundPlan BarrierController::plan(const env::PlanContext& context) {
   require_started("plan()");
   // 3.1.3: "The agent will try to adjust this value at the beginning of each epoch" (or of each
   // window of K rounds).
-  if (agent_ && decision_point(context)) move_barrier(agent_->act(observation()));
+  if (agent_ && !holding_ && decision_point(context)) move_barrier(agent_->act(observation()));
 
   env::RoundPlan plan;
   plan.aggregation = env::Aggregation::ModelAverage;
@@ -275,6 +277,11 @@ void BarrierController::observe_round(const env::RoundReport& report) {
   }
   window_.add(report);
   if (closes_window(report)) close_window();
+}
+
+void BarrierController::observe_evaluation(const env::EvalResult& result) {
+  require_started("observe_evaluation()");
+  if (options_.hold_at_accuracy > 0 && result.accuracy >= options_.hold_at_accuracy) holding_ = true;
 }
 
 void BarrierController::observe_epoch(const env::EpochReport& report) {

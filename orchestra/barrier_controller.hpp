@@ -92,6 +92,11 @@ struct BarrierControllerOptions {
   bool rerun_lcm_each_epoch = true;  // Lcm only: re-run the heuristic on measured times (see above)
   DataPartition partition = DataPartition::Speed;
   int probe_repetitions = 5;     // probes per worker at start(); their median is t_b^n
+  // Once a test evaluation reaches this accuracy an attached agent is no longer asked: T stays where
+  // it is (0: never). A learned controller's training episodes end at the target accuracy
+  // (local_sgd_barrier_env.hpp), so its moves past it were never trained, and untrained moves there
+  // cost final accuracy (`orchestra-a3c`'s `after_target: hold`, the default).
+  double hold_at_accuracy = 0;
   int horizon_epochs = 0;        // episode length for the RL state's progress entry; 0 unknown
 
   static BarrierControllerOptions orchestra_lcm() { return {}; }
@@ -115,6 +120,9 @@ class BarrierController final : public env::BarrierPolicy {
   // Re-estimates t_b^n (workers without a measurement keep the previous value), updates the data
   // partition from worker_steps / worker_busy_ms, re-runs the heuristic if it owns T, updates tau.
   void observe_epoch(const env::EpochReport& report) override;
+  // With hold_at_accuracy > 0: an evaluation at or above it stops the agent's moves (holding()).
+  void observe_evaluation(const env::EvalResult& result) override;
+  bool holding() const { return holding_; }
 
   // Moves T by one action (in {-1, 0, +1}; anything else throws std::invalid_argument): by the
   // unit, or by the factor, within the bounds. Throws std::logic_error before start(). From then on
@@ -183,6 +191,7 @@ class BarrierController final : public env::BarrierPolicy {
   std::int64_t train_samples_ = 0;
   std::vector<double> start_batch_ms_;  // t_b^n as probed at start()
   int last_action_ = 0;
+  bool holding_ = false;  // hold_at_accuracy reached: the agent is not asked again this run
 
   // This epoch's and this window's measurements, and what the state keeps of the closed windows.
   StepTimes epoch_times_, window_times_;

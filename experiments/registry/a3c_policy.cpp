@@ -37,9 +37,18 @@ std::unique_ptr<env::BarrierPolicy> make_a3c_policy(common::YamlReader& r, const
   // config gives wins.
   orchestra::BarrierControllerOptions recorded;
   policy->control().apply_to(recorded);
-  const orchestra::BarrierControllerOptions options = read_barrier_options(r, orchestra::BarrierSource::Lcm, config, recorded);
+  orchestra::BarrierControllerOptions options = read_barrier_options(r, orchestra::BarrierSource::Lcm, config, recorded);
+  // Training episodes end at the target accuracy, so moves past it were never trained: hold T there.
+  const AfterTarget after = r.option("after_target", AfterTarget::Hold, {{"hold", AfterTarget::Hold}, {"continue", AfterTarget::Continue}});
+  if (after == AfterTarget::Hold) options.hold_at_accuracy = config.budget.target_accuracy;
+  const A3cActions actions = r.option("actions", A3cActions::Greedy, {{"greedy", A3cActions::Greedy}, {"sampled", A3cActions::Sampled}});
+  const auto seed = static_cast<std::uint64_t>(r.integer("seed", static_cast<std::int64_t>(config.seed), 0, common::kMaxSeed));
+  if (actions == A3cActions::Greedy && r.has("seed")) r.fail("seed", "only sampled actions use a seed (actions: sampled)");
   auto controller = std::make_unique<orchestra::BarrierController>(options);
-  controller->set_agent(std::make_shared<agents::GreedyBarrierAgent>(std::move(*policy)));
+  if (actions == A3cActions::Greedy)
+    controller->set_agent(std::make_shared<agents::GreedyBarrierAgent>(std::move(*policy)));
+  else
+    controller->set_agent(std::make_shared<agents::SampledBarrierAgent>(std::move(*policy), seed));
   return controller;
 }
 

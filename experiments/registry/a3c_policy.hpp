@@ -1,11 +1,15 @@
 // The `orchestra-a3c` policy of `orchestra run`: Orchestra's barrier controller (LCM start, tau_n =
 // T / t_b^n, speed partition, Eq. 2 averaging; the orchestra-lcm keys of orchestra_options.hpp)
-// whose T is then moved every epoch by a trained A3C network (3.1.3), greedily.
+// whose T is then moved every epoch (or every K rounds) by a trained A3C network (3.1.3).
 //
 // Keys: policy: PATH (a policy.pt of `orchestra train`, relative to the config file's folder unless
 // absolute or found as given; default: the pretrained policy, pretrained/orchestra-a3c.pt), and the
 // orchestra-lcm keys; the move, unit or factor, interval and bounds default to the ones the policy
-// file records (what the network was trained with).
+// file records (what the network was trained with). Deployment only:
+//   actions: greedy       the network's most probable move (default), or sampled: drawn from its
+//                         probabilities, as during training, from `seed` (default: the experiment's)
+//   after_target: hold    once a test evaluation reaches training.target_accuracy, T stays (default;
+//                         training episodes end there, so later moves were never trained), or continue
 #pragma once
 
 #include <memory>
@@ -16,6 +20,9 @@
 #include "common/yaml_reader.hpp"
 
 namespace experiments {
+
+enum class A3cActions { Greedy, Sampled };
+enum class AfterTarget { Hold, Continue };
 
 // Throws common::ConfigError (file:line: key) for a missing/unreadable policy file or one trained for
 // another observation size.

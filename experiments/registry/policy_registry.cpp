@@ -87,6 +87,7 @@ class AveragingOptions : public env::BarrierPolicy {
   }
   void observe_round(const env::RoundReport& report) override { inner_->observe_round(report); }
   void observe_epoch(const env::EpochReport& report) override { inner_->observe_epoch(report); }
+  void observe_evaluation(const env::EvalResult& result) override { inner_->observe_evaluation(result); }
 
  private:
   std::unique_ptr<env::BarrierPolicy> inner_;

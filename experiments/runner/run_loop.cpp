@@ -36,6 +36,7 @@ PolicyOutcome run_policy(const ExperimentConfig& config, const PolicyConfig& ent
   const double time_limit_ms = budget.max_sim_seconds > 0 ? budget.max_sim_seconds * 1000.0 : INFINITY;
   auto record = [&](const EvalPoint& p) {
     out.evals.push_back(p);
+    policy.observe_evaluation({p.accuracy, p.loss});
     if (!out.time_to_target_s && p.accuracy >= budget.target_accuracy) out.time_to_target_s = p.clock_s;
   };
   auto finish_outcome = [&](double clock_ms) {
@@ -50,6 +51,8 @@ PolicyOutcome run_policy(const ExperimentConfig& config, const PolicyConfig& ent
   };
 
   policy.start(cluster.view());
+  // A resumed run's policy starts afresh; it hears the evaluations it would have seen.
+  for (const EvalPoint& p : out.evals) policy.observe_evaluation({p.accuracy, p.loss});
   bool out_of_time = false;
   while (static_cast<int>(out.epochs.size()) < budget.epochs && !out_of_time && !(budget.stop_at_target && out.time_to_target_s)) {
     bool epoch_end = false;

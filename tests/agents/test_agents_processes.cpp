@@ -10,6 +10,8 @@
 #include <chrono>
 #include <filesystem>
 #include <regex>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include "agents/policy_file.hpp"
@@ -219,4 +221,87 @@ policies:
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("wrong.yaml:16: policies[1].policy:") != std::string::npos);
   CHECK(r.output.find("trained on observations of 8 entries") != std::string::npos);
+  r = run_with("seed", "p.pt, seed: 3");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("policies[1].seed: only sampled actions use a seed") != std::string::npos);
+}
+
+namespace {
+
+// Column `column` of a results CSV, as numbers, row by row.
+std::vector<double> csv_column(const std::filesystem::path& file, const std::string& column) {
+  std::istringstream in(testing::read_text(file));
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> header;
+  for (std::istringstream h(line); std::getline(h, line, ',');) header.push_back(line);
+  const auto at = std::find(header.begin(), header.end(), column) - header.begin();
+  REQUIRE(at < static_cast<long>(header.size()));
+  std::vector<double> values;
+  while (std::getline(in, line)) {
+    std::istringstream row(line);
+    std::string cell;
+    for (long i = 0; i <= at; ++i) std::getline(row, cell, ',');
+    values.push_back(std::stod(cell));
+  }
+  return values;
+}
+
+}  // namespace
+
+TEST_CASE("orchestra-a3c after the target: hold keeps T (the default), continue moves it; sampled actions are seeded") {
+  testing::TempDir dir;
+  torch::manual_seed(4);
+  agents::PolicyControl control;
+  control.move = orchestra::BarrierMove::Multiplicative;
+  control.factor = 1.5;
+  control.interval = orchestra::DecisionInterval::Rounds;
+  control.interval_rounds = 1;
+  agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{orchestra::StateLayout::kStateSize, {8}}), 0, control).save(dir / "p.pt");
+  const std::string experiment = R"(name: after
+seed: 5
+data:
+  dataset: synthetic
+  synthetic: {train: 512, test: 128, side: 6}
+model: {arch: mlp, hidden: [16]}
+training: {global_batch: 32, epochs: 3, target_accuracy: 0.99, eval_every_rounds: 1}
+cluster:
+  workers:
+    - {name: fast, time_model: {coefficients: [1, 0.1]}, max_batch: 64, noise: 0.05}
+    - {name: slow, time_model: {coefficients: [3, 0.4]}, max_batch: 64, noise: 0.05}
+policies:
+  - {name: orchestra-a3c, policy: p.pt, actions: sampled, seed: 9}
+  - {name: orchestra-a3c, label: continue, policy: p.pt, actions: sampled, seed: 9, after_target: continue}
+  - {name: orchestra-a3c, label: greedy, policy: p.pt}
+)";
+  testing::write_text(dir / "after.yaml", experiment);
+  const auto r = testing::run_command(std::string(ORCHESTRA_BINARY) + " run " + (dir / "after.yaml") + " --quiet --out " + (dir / "a"));
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  // The first evaluation at the target, and T in every round from then on (one row per worker).
+  const std::filesystem::path out = dir / "a";
+  const auto after_target = [&](const std::string& label) {
+    const auto rounds_done = csv_column(out / label / "evals.csv", "round");
+    const auto accuracy = csv_column(out / label / "evals.csv", "accuracy");
+    const auto reached = std::find_if(accuracy.begin(), accuracy.end(), [](double a) { return a >= 0.99; }) - accuracy.begin();
+    REQUIRE(reached < static_cast<long>(accuracy.size()));
+    const auto round = csv_column(out / label / "rounds.csv", "round");
+    const auto barrier = csv_column(out / label / "rounds.csv", "barrier_ms");
+    std::set<double> before, after;
+    for (std::size_t i = 0; i < round.size(); ++i) (round[i] < rounds_done[reached] ? before : after).insert(barrier[i]);
+    REQUIRE(after.size() >= 1);
+    return std::make_pair(before, after);
+  };
+  const auto [hold_before, hold_after] = after_target("orchestra-a3c");
+  const auto [continue_before, continue_after] = after_target("continue");
+  CHECK(hold_before.size() > 1);     // the agent moved T before the target ...
+  CHECK(hold_after.size() == 1);     // ... and not after it
+  CHECK(continue_after.size() > 1);  // with `continue` it keeps moving
+  CHECK(hold_before == continue_before);  // the same seed draws the same moves up to the target
+  // Sampled moves are not the greedy ones, and the same seed gives the same file.
+  CHECK(testing::read_text(dir / "a/greedy/rounds.csv") != testing::read_text(dir / "a/orchestra-a3c/rounds.csv"));
+  const auto again = testing::run_command(std::string(ORCHESTRA_BINARY) + " run " + (dir / "after.yaml") + " --quiet --out " + (dir / "b"));
+  REQUIRE(again.exit_code == 0);
+  CHECK(testing::read_text(dir / "b/orchestra-a3c/rounds.csv") == testing::read_text(dir / "a/orchestra-a3c/rounds.csv"));
+  CHECK(testing::read_text(dir / "a/orchestra-a3c/config.json").find("\"after_target\": \"hold\"") != std::string::npos);
 }

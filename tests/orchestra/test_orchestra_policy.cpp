@@ -431,6 +431,46 @@ TEST_CASE("an attached agent is asked once per epoch, at its first round, with t
   CHECK_THROWS_AS(c.plan(at(2, 1, true)), std::invalid_argument);
 }
 
+TEST_CASE("hold_at_accuracy: once an evaluation reaches it the agent is not asked again; start() forgets it") {
+  auto fake = cluster_a();
+  auto agent = std::make_shared<ScriptedAgent>();
+  BarrierControllerOptions options;
+  options.interval = orchestra::DecisionInterval::Rounds;  // asked every round
+  options.hold_at_accuracy = 0.8;
+  BarrierController c(options);
+  c.set_agent(agent);
+  c.start(fake->view);
+  c.plan(at(0, 0, true));
+  c.observe_evaluation({0.79, 1.0});  // under the target: still deciding
+  c.plan(at(1, 0, false));
+  CHECK(agent->calls == 2);
+  CHECK_FALSE(c.holding());
+  c.observe_evaluation({0.8, 0.9});
+  CHECK(c.holding());
+  const double held = c.barrier_ms();
+  for (int r = 2; r < 6; ++r) CHECK(c.plan(at(r, 0, false)).barrier_ms == held);
+  c.observe_evaluation({0.7, 1.2});  // a later dip does not release it
+  CHECK(c.plan(at(6, 1, true)).barrier_ms == held);
+  CHECK(agent->calls == 2);
+  c.start(fake->view);  // a new run
+  CHECK_FALSE(c.holding());
+  c.plan(at(0, 0, true));
+  CHECK(agent->calls == 3);
+
+  // 0 (the default) never holds.
+  options.hold_at_accuracy = 0;
+  BarrierController never(options);
+  never.set_agent(agent);
+  never.start(fake->view);
+  never.observe_evaluation({1.0, 0.0});
+  never.plan(at(0, 0, true));
+  CHECK_FALSE(never.holding());
+  CHECK(agent->calls == 4);
+
+  options.hold_at_accuracy = 1.5;
+  CHECK_THROWS_WITH_AS(BarrierController{options}, doctest::Contains("hold_at_accuracy"), std::invalid_argument);
+}
+
 TEST_CASE("the controller rejects bad options and calls out of order") {
   CHECK_THROWS_WITH_AS(BarrierController(BarrierControllerOptions::fixed_t(0)),
                        doctest::Contains("fixed_barrier_ms: expected a positive number of ms"), std::invalid_argument);
