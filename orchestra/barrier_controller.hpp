@@ -94,8 +94,8 @@ struct BarrierControllerOptions {
   int probe_repetitions = 5;     // probes per worker at start(); their median is t_b^n
   // Once a test evaluation reaches this accuracy an attached agent is no longer asked: T stays where
   // it is (0: never). A learned controller's training episodes end at the target accuracy
-  // (local_sgd_barrier_env.hpp), so its moves past it were never trained, and untrained moves there
-  // cost final accuracy (`orchestra-a3c`'s `after_target: hold`, the default).
+  // (local_sgd_barrier_env.hpp), so its moves past it were never trained; holding, T after the
+  // target is the T that reached it (`orchestra-a3c`'s `after_target: hold`, the default).
   double hold_at_accuracy = 0;
   int horizon_epochs = 0;        // episode length for the RL state's progress entry; 0 unknown
 

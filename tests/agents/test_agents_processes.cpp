@@ -11,10 +11,10 @@
 #include <filesystem>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <thread>
 
 #include "agents/policy_file.hpp"
+#include "common/csv_table.hpp"
 #include "orchestra/rl_state.hpp"
 #include "test_helpers.hpp"
 
@@ -230,20 +230,10 @@ namespace {
 
 // Column `column` of a results CSV, as numbers, row by row.
 std::vector<double> csv_column(const std::filesystem::path& file, const std::string& column) {
-  std::istringstream in(testing::read_text(file));
-  std::string line;
-  std::getline(in, line);
-  std::vector<std::string> header;
-  for (std::istringstream h(line); std::getline(h, line, ',');) header.push_back(line);
-  const auto at = std::find(header.begin(), header.end(), column) - header.begin();
-  REQUIRE(at < static_cast<long>(header.size()));
+  const common::CsvTable table = common::read_csv(file.string());
+  const std::size_t at = table.column(column);
   std::vector<double> values;
-  while (std::getline(in, line)) {
-    std::istringstream row(line);
-    std::string cell;
-    for (long i = 0; i <= at; ++i) std::getline(row, cell, ',');
-    values.push_back(std::stod(cell));
-  }
+  for (std::size_t row = 0; row < table.rows.size(); ++row) values.push_back(table.number(row, at));
   return values;
 }
 
