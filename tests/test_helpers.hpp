@@ -8,6 +8,9 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
+
+#include "common/csv_table.hpp"
 
 namespace testing {
 
@@ -50,6 +53,15 @@ inline CommandResult run_command(const std::string& command) {
   const int status = ::pclose(pipe);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// Column `name` of a results CSV (epochs.csv, rounds.csv, ...), as numbers, row by row.
+inline std::vector<double> csv_column(const std::filesystem::path& csv, const std::string& name) {
+  const common::CsvTable table = common::read_csv(csv.string());
+  const std::size_t c = table.column(name);
+  std::vector<double> out;
+  for (std::size_t r = 0; r < table.rows.size(); ++r) out.push_back(table.number(r, c));
+  return out;
 }
 
 }  // namespace testing

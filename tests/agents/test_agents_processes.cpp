@@ -14,7 +14,6 @@
 #include <thread>
 
 #include "agents/policy_file.hpp"
-#include "common/csv_table.hpp"
 #include "orchestra/rl_state.hpp"
 #include "test_helpers.hpp"
 
@@ -226,19 +225,6 @@ policies:
   CHECK(r.output.find("policies[1].seed: only sampled actions use a seed") != std::string::npos);
 }
 
-namespace {
-
-// Column `column` of a results CSV, as numbers, row by row.
-std::vector<double> csv_column(const std::filesystem::path& file, const std::string& column) {
-  const common::CsvTable table = common::read_csv(file.string());
-  const std::size_t at = table.column(column);
-  std::vector<double> values;
-  for (std::size_t row = 0; row < table.rows.size(); ++row) values.push_back(table.number(row, at));
-  return values;
-}
-
-}  // namespace
-
 TEST_CASE("orchestra-a3c after the target: hold keeps T (the default), continue moves it; sampled actions are seeded") {
   testing::TempDir dir;
   torch::manual_seed(4);
@@ -271,12 +257,12 @@ policies:
   // The first evaluation at the target, and T in every round from then on (one row per worker).
   const std::filesystem::path out = dir / "a";
   const auto after_target = [&](const std::string& label) {
-    const auto rounds_done = csv_column(out / label / "evals.csv", "round");
-    const auto accuracy = csv_column(out / label / "evals.csv", "accuracy");
+    const auto rounds_done = testing::csv_column(out / label / "evals.csv", "round");
+    const auto accuracy = testing::csv_column(out / label / "evals.csv", "accuracy");
     const auto reached = std::find_if(accuracy.begin(), accuracy.end(), [](double a) { return a >= 0.99; }) - accuracy.begin();
     REQUIRE(reached < static_cast<long>(accuracy.size()));
-    const auto round = csv_column(out / label / "rounds.csv", "round");
-    const auto barrier = csv_column(out / label / "rounds.csv", "barrier_ms");
+    const auto round = testing::csv_column(out / label / "rounds.csv", "round");
+    const auto barrier = testing::csv_column(out / label / "rounds.csv", "barrier_ms");
     std::set<double> before, after;
     for (std::size_t i = 0; i < round.size(); ++i) (round[i] < rounds_done[reached] ? before : after).insert(barrier[i]);
     REQUIRE(after.size() >= 1);

@@ -55,14 +55,6 @@ std::string header_of(const fs::path& csv) {
   return line;
 }
 
-std::vector<double> column(const fs::path& csv, const std::string& name) {
-  const auto table = common::read_csv(csv.string());
-  const auto c = table.column(name);
-  std::vector<double> out;
-  for (std::size_t r = 0; r < table.rows.size(); ++r) out.push_back(table.number(r, c));
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("one loop: a config run simulated and real writes the same files, columns and epoch accounting") {
@@ -100,14 +92,14 @@ TEST_CASE("one loop: a config run simulated and real writes the same files, colu
     CHECK(header_of(r / "evals.csv") == "round,epoch,wall_time_s,accuracy,loss");
     // The same epoch accounting: rounds per epoch, evaluation points (periodic and epoch ends),
     // batches and local steps in every round.
-    CHECK(column(s / "epochs.csv", "rounds") == column(r / "epochs.csv", "rounds"));
-    CHECK(column(s / "evals.csv", "round") == column(r / "evals.csv", "round"));
-    CHECK(column(s / "evals.csv", "epoch") == column(r / "evals.csv", "epoch"));
-    CHECK(column(s / "rounds.csv", "batch_size") == column(r / "rounds.csv", "batch_size"));
-    CHECK(column(s / "rounds.csv", "local_steps") == column(r / "rounds.csv", "local_steps"));
+    CHECK(testing::csv_column(s / "epochs.csv", "rounds") == testing::csv_column(r / "epochs.csv", "rounds"));
+    CHECK(testing::csv_column(s / "evals.csv", "round") == testing::csv_column(r / "evals.csv", "round"));
+    CHECK(testing::csv_column(s / "evals.csv", "epoch") == testing::csv_column(r / "evals.csv", "epoch"));
+    CHECK(testing::csv_column(s / "rounds.csv", "batch_size") == testing::csv_column(r / "rounds.csv", "batch_size"));
+    CHECK(testing::csv_column(s / "rounds.csv", "local_steps") == testing::csv_column(r / "rounds.csv", "local_steps"));
     // One worker, one seed, one data order: the same training, up to the float order of the
     // all-reduce and the gradient weighting.
-    const auto sim_acc = column(s / "evals.csv", "accuracy"), real_acc = column(r / "evals.csv", "accuracy");
+    const auto sim_acc = testing::csv_column(s / "evals.csv", "accuracy"), real_acc = testing::csv_column(r / "evals.csv", "accuracy");
     REQUIRE(sim_acc.size() == real_acc.size());
     for (std::size_t i = 0; i < sim_acc.size(); ++i) CHECK(real_acc[i] == doctest::Approx(sim_acc[i]).epsilon(0.02));
   }
