@@ -9,6 +9,7 @@
 // cluster and seed where none did has no oracle and is left out of the ratios (and reported).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -52,12 +53,26 @@ struct EvaluationSummary {
   std::vector<ControllerScore> overall;
 };
 
+// The label of the reference below, judged like any controller.
+inline constexpr const char* kStaticTunedOnOtherSeeds = "fixed-t-other-seeds";
+
+// Per cluster and seed, the sweep's T that did best on the cluster's *other* seeds (fewest misses
+// there, then the smallest geometric mean of time to target, a miss at its run time; ties: the
+// smaller T), with the time that T had on this seed: what a researcher gets by tuning a static T
+// on other seeds. Time to target moves from seed to seed, and the oracle picks the best of the
+// sweep on the very seed it is scored on, so this reference shows how much of any controller's
+// ratio is that hindsight (1.0 where the same T wins on every seed). One Judged run per cluster
+// and seed; none for a cluster with fewer than two seeds.
+std::vector<ControllerRun> static_tuned_on_other_seeds(const std::vector<ControllerRun>& runs);
+
+// Judges `runs` together with static_tuned_on_other_seeds(runs), which comes last.
 EvaluationSummary summarize_evaluation(const std::vector<ControllerRun>& runs);
 
 // Markdown: one table, a row per cluster with each judged controller's geomean ratio and misses,
 // then the geometric mean over clusters; and the oracle's T and time per cluster.
 std::string evaluation_markdown(const EvaluationSummary& summary);
-// CSV: one row per cluster, seed and judged controller (ratio, reached, times, the oracle's T).
+// CSV: one row per cluster, seed and judged controller, the reference above included (ratio,
+// reached, times, the oracle's T).
 std::string evaluation_csv(const EvaluationSummary& summary, const std::vector<ControllerRun>& runs);
 
 }  // namespace experiments

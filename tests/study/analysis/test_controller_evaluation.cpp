@@ -53,7 +53,7 @@ TEST_CASE("evaluation: the oracle is the best static T per cluster and seed; rat
   CHECK(a.oracle_barrier_ms.at(1) == 200.0);
   CHECK(a.oracle_s.at(2) == 9.0);
   CHECK(a.oracle_barrier_ms.at(2) == 400.0);
-  REQUIRE(a.controllers.size() == 2);
+  REQUIRE(a.controllers.size() == 3);  // and the reference, fixed-t-other-seeds, last
   CHECK(a.controllers[0].controller == "a3c");
   CHECK(a.controllers[0].ratios == std::vector<double>{8.8 / 8.0, 1.0});
   CHECK(a.controllers[0].geomean_ratio == doctest::Approx(std::sqrt(1.1)));
@@ -69,7 +69,7 @@ TEST_CASE("evaluation: the oracle is the best static T per cluster and seed; rat
   CHECK(b.controllers[0].runs == 2);
   CHECK(b.controllers[1].geomean_ratio == doctest::Approx(1.0));
 
-  REQUIRE(summary.overall.size() == 2);
+  REQUIRE(summary.overall.size() == 3);
   CHECK(summary.overall[0].geomean_ratio == doctest::Approx(std::sqrt(std::sqrt(1.1) * 0.5)));
   CHECK(summary.overall[0].misses == 0);
   CHECK(summary.overall[0].runs == 4);
@@ -81,16 +81,64 @@ TEST_CASE("evaluation: the tables hold every cluster, controller and seed") {
   const auto runs = worked_example();
   const auto summary = experiments::summarize_evaluation(runs);
   const std::string md = experiments::evaluation_markdown(summary);
-  CHECK(md.find("| cluster | a3c | lcm | oracle T (ms) | oracle time (s) |") != std::string::npos);
-  CHECK(md.find("| a | 1.05x | 2.45x (1 of 2 missed) | 200, 400 | 8.0, 9.0 |") != std::string::npos);
+  // fixed-t-other-seeds on a: seed 1 takes seed 2's best (T = 400), which missed on seed 1 (30 s
+  // over 8), and seed 2 takes seed 1's (T = 200), which missed on seed 2 (30 s over 9); on b, the
+  // one T reached on seed 1 (1.00x) and missed on seed 2, which has no oracle.
+  CHECK(md.find("| cluster | a3c | lcm | fixed-t-other-seeds | oracle T (ms) | oracle time (s) |") != std::string::npos);
+  CHECK(md.find("| a | 1.05x | 2.45x (1 of 2 missed) | 3.54x (2 of 2 missed) | 200, 400 | 8.0, 9.0 |") != std::string::npos);
   CHECK(md.find("1 seeds: no sweep point reached the target") != std::string::npos);
-  CHECK(md.find("| **geometric mean** | **0.72x** | **1.57x (1 of 4 missed)** |") != std::string::npos);
-  CHECK(md.find("\nRanked (fewest misses, then the geometric mean): a3c 0.72x, lcm 1.57x (1 of 4 missed)\n") != std::string::npos);
+  CHECK(md.find("| **geometric mean** | **0.72x** | **1.57x (1 of 4 missed)** | **1.88x (3 of 4 missed)** |") != std::string::npos);
+  CHECK(md.find("\nRanked (fewest misses, then the geometric mean): a3c 0.72x, lcm 1.57x (1 of 4 missed), "
+                "fixed-t-other-seeds 1.88x (3 of 4 missed)\n") != std::string::npos);
+  CHECK(md.find("fixed-t-other-seeds: on each seed, the sweep's T that did best on the cluster's other seeds") != std::string::npos);
   const std::string csv = experiments::evaluation_csv(summary, runs);
   CHECK(csv.find("cluster,seed,controller,reached,time_to_target_s,run_time_s,oracle_time_s,oracle_T_ms,ratio\n") == 0);
   CHECK(csv.find("a,2,lcm,0,,27,9,400,3\n") != std::string::npos);
   CHECK(csv.find("b,2,a3c,1,5,5,,,\n") != std::string::npos);
+  CHECK(csv.find("a,1,fixed-t-other-seeds,0,,30,8,200,3.75\n") != std::string::npos);
   std::size_t lines = 0;
   for (char c : csv) lines += c == '\n';
-  CHECK(lines == 1 + 8);  // header, then 2 clusters x 2 seeds x 2 judged controllers
+  CHECK(lines == 1 + 12);  // header, then 2 clusters x 2 seeds x (2 judged controllers and the reference)
+}
+
+TEST_CASE("evaluation: fixed-t-other-seeds takes, on each seed, the T that did best on the other seeds; by hand") {
+  const std::vector<ControllerRun> runs = {
+      // c: T = 100 wins seeds 1 and 3, T = 200 wins seed 2 and missed seed 3.
+      sweep("c", 1, 100, 10.0, 10.0), sweep("c", 1, 200, 12.0, 12.0),
+      sweep("c", 2, 100, 40.0, 40.0), sweep("c", 2, 200, 11.0, 11.0),
+      sweep("c", 3, 100, 9.0, 9.0), sweep("c", 3, 200, std::nullopt, 30.0),
+      // d: on seed 2 both T tie, so seed 1 takes the smaller one.
+      sweep("d", 1, 100, 5.0, 5.0), sweep("d", 1, 200, 4.0, 4.0),
+      sweep("d", 2, 100, 6.0, 6.0), sweep("d", 2, 200, 6.0, 6.0),
+      // e: one seed, nothing to tune on.
+      sweep("e", 1, 100, 3.0, 3.0),
+  };
+  const auto reference = experiments::static_tuned_on_other_seeds(runs);
+  REQUIRE(reference.size() == 5);
+  std::vector<double> chosen;
+  for (const auto& r : reference) {
+    CHECK(r.controller == experiments::kStaticTunedOnOtherSeeds);
+    CHECK(r.role == ControllerRole::Judged);
+    chosen.push_back(r.barrier_ms);
+  }
+  // c, seed 1: on seeds 2 and 3, T = 100 took 40 x 9 and T = 200 11 x 30 (its miss, at its run
+  // time), but T = 200 missed once, so T = 100. Seed 2: 10 x 9 against 12 x 30, T = 100. Seed 3:
+  // 10 x 40 against 12 x 11, so T = 200, which missed here.
+  // d, seed 1: 6 against 6, the smaller T; seed 2: seed 1's best, T = 200.
+  CHECK(chosen == std::vector<double>{100, 100, 200, 100, 200});
+  CHECK(reference[2].time_to_target_s == std::nullopt);
+  CHECK(reference[2].run_time_s == 30.0);
+
+  const auto summary = experiments::summarize_evaluation(runs);
+  REQUIRE(summary.clusters.size() == 3);
+  const auto& c = summary.clusters[0].controllers.at(0);
+  CHECK(c.controller == "fixed-t-other-seeds");
+  CHECK(c.ratios == std::vector<double>{1.0, 40.0 / 11.0, 30.0 / 9.0});
+  CHECK(c.misses == 1);
+  CHECK(c.geomean_ratio == doctest::Approx(std::cbrt(40.0 / 11.0 * 30.0 / 9.0)));
+  CHECK(summary.clusters[1].controllers.at(0).ratios == std::vector<double>{5.0 / 4.0, 1.0});
+  CHECK(summary.clusters[2].controllers.empty());
+  REQUIRE(summary.overall.size() == 1);
+  CHECK(summary.overall[0].runs == 5);
+  CHECK(summary.overall[0].geomean_ratio == doctest::Approx(std::sqrt(std::cbrt(40.0 / 11.0 * 30.0 / 9.0) * std::sqrt(1.25))));
 }
