@@ -1,6 +1,7 @@
 #include "agents/a3c_options.hpp"
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <stdexcept>
 
@@ -52,6 +53,8 @@ A3cOptions read_a3c_options(const YAML::Node& node, const std::string& file, con
   o.reply_timeout_s = r.real("reply_timeout_s", o.reply_timeout_s, 0.0, 1e7, true);
   o.poll_interval_ms = r.real("poll_interval_ms", o.poll_interval_ms, 1.0, 60000.0);
   o.seed = static_cast<std::uint64_t>(r.integer("seed", static_cast<std::int64_t>(o.seed), 0, common::kMaxSeed));
+  o.init_policy = r.text("init_policy", o.init_policy);
+  if (r.has("init_policy") && !std::filesystem::is_regular_file(o.init_policy)) r.fail("init_policy", o.init_policy + ": no such file");
   r.reject_unknown_keys();
   return o;
 }

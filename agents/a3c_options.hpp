@@ -63,6 +63,11 @@ struct A3cOptions {
   double poll_interval_ms = 200;   // server: receive timeout per poll (checks children, silence)
 
   std::uint64_t seed = 1;          // network init, the server's seed stream for the agents
+  // Fine-tuning: the server starts from this policy file's network (agents/policy_file.hpp; the
+  // path as given, like orchestra-a3c's policy:) instead of a fresh one drawn from `seed`; its
+  // observation size and hidden widths must be the training's. Empty: a fresh network. The
+  // optimizer starts fresh, and --resume continues from the checkpoint, not from this file.
+  std::string init_policy;
 };
 
 // Reads `node` (the a3c: mapping; null = all defaults). Unknown keys and bad values throw

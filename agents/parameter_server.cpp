@@ -25,6 +25,12 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const torch::Tensor& fla
 
 std::string checkpoint_path(const std::string& dir) { return (std::filesystem::path(dir) / "checkpoint.pt").string(); }
 
+// a3c.init_policy: a trained network to fine-tune, of this training's shape.
+void start_from_policy(ActorCritic& net, const std::string& path) {
+  A3cPolicy policy = load_policy_of_shape(path, net->spec());
+  set_flat_parameters(net, flat_parameters(policy.network()));
+}
+
 }  // namespace
 
 bool is_loopback_endpoint(const std::string& e) {
@@ -41,6 +47,10 @@ ParameterServer::ParameterServer(zmq::context_t& context, ParameterServerOptions
                                 " (not loopback) needs CURVE keys: run `orchestra keygen KEYFILE` and pass --keys KEYFILE");
   torch::manual_seed(options_.a3c.seed);  // the initial network is a function of the seed alone
   net_ = ActorCritic(ActorCriticSpec{options_.observation_size, options_.a3c.hidden});
+  if (!options_.a3c.init_policy.empty() && !options_.resume) {
+    start_from_policy(net_, options_.a3c.init_policy);
+    say("fine-tuning " + options_.a3c.init_policy);
+  }
   param_count_ = parameter_count(net_);
   flat_ = torch::tensor(flat_parameters(net_), torch::kFloat).set_requires_grad(true);
   optimizer_ = make_optimizer(flat_, options_.a3c);

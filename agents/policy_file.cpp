@@ -220,4 +220,24 @@ A3cPolicy A3cPolicy::from_pickle(const c10::IValue& value, const std::string& pa
   return A3cPolicy(net, field(root, "updates", path).toInt(), read_control(control.toGenericDict(), path), std::move(training));
 }
 
+namespace {
+
+std::string widths(const std::vector<int>& hidden) {
+  std::string text;
+  for (int h : hidden) text += (text.empty() ? "" : ", ") + std::to_string(h);
+  return "[" + text + "]";
+}
+
+}  // namespace
+
+A3cPolicy load_policy_of_shape(const std::string& path, const ActorCriticSpec& shape) {
+  A3cPolicy policy = A3cPolicy::load(path);
+  const ActorCriticSpec& trained = policy.network()->spec();
+  if (trained.observation_size != shape.observation_size || trained.hidden != shape.hidden)
+    throw std::invalid_argument(path + " is a network of " + std::to_string(trained.observation_size) + " observations and hidden " +
+                                widths(trained.hidden) + "; this training's is " + std::to_string(shape.observation_size) +
+                                " observations and hidden " + widths(shape.hidden));
+  return policy;
+}
+
 }  // namespace agents

@@ -15,7 +15,8 @@
 //         "rounds", "interval_rounds": 1, "min_T_ms": 0.0, "max_T_ms": 0.0 (bounds; 0 = default),
 //         "min_T_x_start": 0.0, "max_T_x_start": 0.0 (bounds as factors of the starting T; 0 = none)}
 //   policy["training"]          -> {"config": "a3c_general", "algorithm": "a3c", "reward": "time",
-//                                   "reward_record": "episode", "environment": "..."} (strings)
+//                                   "reward_record": "episode", "environment": "...", and
+//                                   "init_policy": the file it was fine-tuned from, if any} (strings)
 //   policy["state_dict"]        -> {"trunk.0.weight": Tensor[64, 22], "trunk.0.bias": ...,
 //                                   "trunk.2.weight": ..., "policy.weight": Tensor[3, 64],
 //                                   "policy.bias", "value.weight": Tensor[1, 64], "value.bias"}
@@ -87,6 +88,11 @@ class A3cPolicy {
   PolicyControl control_;
   std::map<std::string, std::string> training_;
 };
+
+// A3cPolicy::load, then a check that its network is of `shape` (observation size and hidden
+// widths): for a3c.init_policy, which fine-tunes it. Throws std::invalid_argument naming the path
+// and both shapes otherwise.
+A3cPolicy load_policy_of_shape(const std::string& path, const ActorCriticSpec& shape);
 
 // Draws index i with probability probs[i] from a uniform 53-bit draw of `rng` (portable across
 // standard libraries, unlike std::discrete_distribution, so one seed gives one trajectory anywhere).

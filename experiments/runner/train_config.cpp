@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "agents/policy_file.hpp"
 #include "agents/toy_barrier_env.hpp"
 #include "common/errors.hpp"
 #include "experiments/config/config.hpp"
@@ -91,6 +92,14 @@ TrainConfig load_train_config(const std::string& path) {
       if (k == 0) c.control = agents::PolicyControl::of(environment.controller);
     }
     c.observation_size = orchestra::StateLayout::kStateSize;
+  }
+  if (!c.a3c.init_policy.empty()) {
+    try {
+      agents::load_policy_of_shape(c.a3c.init_policy, agents::ActorCriticSpec{c.observation_size, c.a3c.hidden});
+    } catch (const std::exception& e) {
+      common::YamlReader(top.raw("a3c"), path, "a3c").fail("init_policy", e.what());
+    }
+    c.training_info["init_policy"] = c.a3c.init_policy;
   }
   return c;
 }

@@ -141,6 +141,9 @@ TEST_CASE("a3c: options read with defaults, and errors name file:line and key") 
                        "t.yaml:2: a3c.algorithm: expected one of a3c, ppo, got 'dqn'", common::ConfigError);
   CHECK_THROWS_WITH_AS(agents::read_a3c_options(YAML::Load("a3c:\n  algorithm: ppo\n  ppo_clip: 0\n")["a3c"], "t.yaml"),
                        doctest::Contains("a3c.ppo_clip: expected a number > 0"), common::ConfigError);
+  CHECK(agents::read_a3c_options(YAML::Node(), "x.yaml").init_policy.empty());
+  CHECK_THROWS_WITH_AS(agents::read_a3c_options(YAML::Load("a3c:\n  seed: 3\n  init_policy: no/such.pt\n")["a3c"], "t.yaml"),
+                       "t.yaml:3: a3c.init_policy: no/such.pt: no such file", common::ConfigError);
 }
 
 namespace {

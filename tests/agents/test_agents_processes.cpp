@@ -159,6 +159,32 @@ TEST_CASE("train, serve, agent and keygen reject bad input with one line") {
   r = testing::run_command(bin + " keygen " + (dir / "keys"));
   CHECK(r.exit_code == 0);
   CHECK((std::filesystem::status(dir / "keys").permissions() & std::filesystem::perms::group_read) == std::filesystem::perms::none);
+
+  // a3c.init_policy: a network of another shape is named with both shapes, before anything runs.
+  agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{8, {4}})).save(dir / "narrow.pt");
+  testing::write_text(dir / "init.yaml", toy_config(10) + "  init_policy: " + (dir / "narrow.pt") + "\n");
+  r = testing::run_command(bin + " train " + (dir / "init.yaml") + " --out " + (dir / "init"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("init.yaml:15: a3c.init_policy: " + (dir / "narrow.pt") +
+                      " is a network of 8 observations and hidden [4]; this training's is 8 observations and hidden [16]") != std::string::npos);
+}
+
+TEST_CASE("orchestra train with a3c.init_policy fine-tunes that policy and records where it started") {
+  testing::TempDir dir;
+  const std::string bin = ORCHESTRA_BINARY;
+  testing::write_text(dir / "first.yaml", toy_config(10));
+  auto r = testing::run_command(bin + " train " + (dir / "first.yaml") + " --out " + (dir / "first") + " --quiet");
+  REQUIRE(r.exit_code == 0);
+  const std::string start = (dir / "first/policy.pt");
+  testing::write_text(dir / "tune.yaml", toy_config(10) + "  seed: 5\n  init_policy: " + start + "\n");
+  r = testing::run_command(bin + " train " + (dir / "tune.yaml") + " --out " + (dir / "tune"));
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("fine-tuning " + start) != std::string::npos);
+  agents::A3cPolicy tuned = agents::A3cPolicy::load(dir / "tune/policy.pt");
+  CHECK(tuned.training().at("init_policy") == start);
+  CHECK(tuned.updates() == 10);
+  CHECK(agents::flat_parameters(tuned.network()) != agents::flat_parameters(agents::A3cPolicy::load(start).network()));
 }
 
 TEST_CASE("orchestra-a3c deploys a policy file in orchestra run; a wrong file is a config error") {

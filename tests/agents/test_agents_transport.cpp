@@ -389,3 +389,45 @@ TEST_CASE("checkpoints: resume continues from the saved update counter with the 
   CHECK_THROWS_WITH_AS(agents::ParameterServer(context, missing), doctest::Contains("no checkpoint to resume from"),
                        std::runtime_error);
 }
+
+TEST_CASE("a3c.init_policy: the server starts from the file's network and trains on from it; another shape is refused") {
+  testing::TempDir dir;
+  auto first = server_options(small_options(20), "inproc://a3c-init-1");
+  first.out_dir = (dir / "first");
+  const Run trained = train(first, 1);
+  const std::string policy = (dir / "first/policy.pt");
+
+  zmq::context_t context;
+  auto fresh = server_options(small_options(20), "inproc://a3c-init-2");
+  fresh.a3c.seed = 12;
+  auto tuned = fresh;
+  tuned.a3c.init_policy = policy;
+  tuned.bind = "inproc://a3c-init-3";
+  {
+    agents::ParameterServer from_seed(context, fresh);
+    CHECK(agents::flat_parameters(from_seed.network()) != trained.parameters);  // seed 12 draws another network
+    agents::ParameterServer from_file(context, tuned);
+    CHECK(agents::flat_parameters(from_file.network()) == trained.parameters);
+  }
+  tuned.bind = "inproc://a3c-init-4";
+  tuned.out_dir = (dir / "tuned");
+  const Run fine_tuned = train(tuned, 1);
+  CHECK(fine_tuned.server.updates == 20);
+  CHECK(fine_tuned.parameters != trained.parameters);  // it trained on from there
+  // --resume continues from the checkpoint, whatever init_policy says.
+  auto resumed = tuned;
+  resumed.resume = true;
+  resumed.bind = "inproc://a3c-init-5";
+  {
+    agents::ParameterServer server(context, resumed);
+    CHECK(agents::flat_parameters(server.network()) == fine_tuned.parameters);
+  }
+
+  auto wider = tuned;
+  wider.out_dir.clear();
+  wider.bind = "inproc://a3c-init-6";
+  wider.a3c.hidden = {32};
+  CHECK_THROWS_WITH_AS(agents::ParameterServer(context, wider),
+                       doctest::Contains("policy.pt is a network of 8 observations and hidden [16]; this training's is 8 observations and hidden [32]"),
+                       std::invalid_argument);
+}
