@@ -159,9 +159,19 @@ StepResult LocalSgdBarrierEnv::step(int action) {
 
   StepResult result;
   result.observation = controller_->observation();
-  result.reward = config_.reward == LocalSgdBarrierEnvConfig::Reward::Time
-                      ? -step_ms / (config_.time_reward_rounds * reference_round_ms_)
-                      : static_cast<double>(last_reward_.reward);
+  const double unit_ms = config_.time_reward_rounds * reference_round_ms_;
+  const double elapsed_ms = env_->clock_ms() - episode_start_ms_;
+  switch (config_.reward) {
+    case LocalSgdBarrierEnvConfig::Reward::Time:
+      result.reward = -step_ms / unit_ms;
+      break;
+    case LocalSgdBarrierEnvConfig::Reward::LogTime:  // telescopes to -ln(1 + time / unit)
+      result.reward = -std::log((unit_ms + elapsed_ms) / (unit_ms + elapsed_ms - step_ms));
+      break;
+    case LocalSgdBarrierEnvConfig::Reward::Eq1:
+      result.reward = static_cast<double>(last_reward_.reward);
+      break;
+  }
   result.info.epoch = epochs_;
   result.info.rounds = env_->rounds();
   result.info.barrier_ms = barrier_ms;
@@ -175,8 +185,8 @@ StepResult LocalSgdBarrierEnv::step(int action) {
   result.truncated = !result.terminated && (out_of_epochs || out_of_time);
   // A miss costs the time it took once more: without it, ending the budget quickly at a barrier too
   // large to learn (a few long rounds) would return more than reaching the target slowly.
-  if (result.truncated && config_.reward == LocalSgdBarrierEnvConfig::Reward::Time)
-    result.reward -= (env_->clock_ms() - episode_start_ms_) / (config_.time_reward_rounds * reference_round_ms_);
+  if (result.truncated && config_.reward == LocalSgdBarrierEnvConfig::Reward::Time) result.reward -= elapsed_ms / unit_ms;
+  if (result.truncated && config_.reward == LocalSgdBarrierEnvConfig::Reward::LogTime) result.reward -= std::log(2.0);
   over_ = result.terminated || result.truncated;
   return result;
 }

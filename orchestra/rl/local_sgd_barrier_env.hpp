@@ -25,12 +25,19 @@
 //          (the controller's starting T* plus the modelled all-reduce: one round of the LCM
 //          heuristic on this cluster), so an episode's undiscounted return is minus its time to
 //          the target in those units, comparable across clusters whose rounds take 50 ms or 5 s.
+//     LogTime: minus the growth of ln(c + the episode's time so far) over the window, with c
+//          those same time_reward_rounds reference rounds, so that the undiscounted return is
+//          -ln(1 + time to target / c). `orchestra evaluate` judges the geometric mean of time
+//          ratios; with this reward a policy 20% slower loses ln 1.2 of return on any cluster,
+//          where with Time it loses 20% of that cluster's time, so clusters with long episodes
+//          outweigh the rest.
 // - terminated: the test accuracy after the step reached budget.target_accuracy.
 //   truncated: not terminated, and the episode has run budget.max_epochs epochs or its simulated
 //   clock has passed budget.max_sim_seconds (the clock counts the probing at the start too). The
 //   budget ends the episode for good (learners do not bootstrap past it), and with the Time reward
 //   the truncating step also pays the episode's time once more: a miss counts as twice its time,
-//   so that ending the budget fast at a barrier too large to learn never beats reaching the target.
+//   so that ending the budget fast at a barrier too large to learn never beats reaching the target
+//   (with LogTime: ln 2 more, the log of twice its time).
 // The evaluation after every step is the run loop's with eval_every_rounds equal to the window, so
 // an episode's time to target is what `orchestra run` measures for the same controller.
 //
@@ -80,9 +87,9 @@ struct LocalSgdBarrierEnvConfig {
   // Eq. 1's "historical record" p* (orchestra/reward.hpp RecordScope): Episode starts every episode
   // without one; History keeps it across reset(), per step.
   RecordScope reward_record = RecordScope::Episode;
-  enum class Reward { Eq1, Time };
+  enum class Reward { Eq1, Time, LogTime };
   Reward reward = Reward::Eq1;
-  double time_reward_rounds = 10.0;  // Time: reference rounds per unit of reward (> 0)
+  double time_reward_rounds = 10.0;  // Time: reference rounds per unit of reward; LogTime: c (> 0)
   // 0: evaluate after every step. > 0: only once this many reference rounds of simulated time have
   // passed since the last evaluation (and at every epoch's end and the budget's), so that an
   // episode at a tiny T (hundreds of short rounds) does not spend its wall time evaluating: the

@@ -6,8 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "experiments/config/config.hpp"
 #include "experiments/registry/policy_registry.hpp"
 #include "experiments/runner/experiment.hpp"
@@ -102,4 +104,19 @@ policies:
   REQUIRE_NOTHROW(config = experiments::parse_config(text, dir / "rebuilt.json"));
   REQUIRE(config.policies.size() == 4);
   for (const auto& entry : config.policies) CHECK_NOTHROW(experiments::make_policy(entry, config));
+}
+
+TEST_CASE("a training config's reward: eq1, time or log_time, recorded for the policy file; another is one clear line") {
+  testing::TempDir dir;
+  using Reward = orchestra::LocalSgdBarrierEnvConfig::Reward;
+  const std::vector<std::pair<std::string, Reward>> rewards = {{"eq1", Reward::Eq1}, {"time", Reward::Time}, {"log_time", Reward::LogTime}};
+  for (const auto& [name, reward] : rewards) {
+    testing::write_text(dir / "train.yaml", "environment: toy\nreward: " + name + "\n");
+    const experiments::TrainConfig config = experiments::load_train_config(dir / "train.yaml");
+    CHECK(config.reward == reward);
+    CHECK(config.training_info.at("reward") == name);
+  }
+  testing::write_text(dir / "train.yaml", "environment: toy\nreward: log\n");
+  CHECK_THROWS_WITH_AS(experiments::load_train_config(dir / "train.yaml"),
+                       doctest::Contains("train.yaml:2: reward: expected one of eq1, time, log_time, got 'log'"), common::ConfigError);
 }

@@ -322,6 +322,36 @@ TEST_CASE("RL env: the time reward pays minus the step's time in reference round
   CHECK_THROWS_WITH_AS(LocalSgdBarrierEnv{config}, doctest::Contains("time_reward_rounds"), std::invalid_argument);
 }
 
+TEST_CASE("RL env: the log-time reward telescopes to -ln(1 + time / c), a miss pays ln 2 more") {
+  LocalSgdBarrierEnvConfig config = small_config();
+  config.reward = LocalSgdBarrierEnvConfig::Reward::LogTime;
+  config.time_reward_rounds = 0.5;
+  LocalSgdBarrierEnv logged(config);
+  const auto start = logged.reset(5);
+  const double c = 0.5 * (logged.controller().barrier_ms() + logged.controller().comm_ms());  // 0.5 x (T* + C)
+  double total = 0, ms = 0;
+  bool missed = false;
+  while (!logged.episode_over()) {
+    const auto step = logged.step(+1);
+    const double before = ms;
+    ms += step.info.step_ms;
+    CHECK(step.info.clock_ms - start.info.clock_ms == doctest::Approx(ms));
+    missed = step.truncated;
+    CHECK(step.reward == doctest::Approx(-std::log((c + ms) / (c + before)) - (step.truncated ? std::log(2.0) : 0.0)));
+    total += step.reward;
+  }
+  REQUIRE(missed);
+  CHECK(total == doctest::Approx(-std::log(1 + ms / c) - std::log(2.0)));
+
+  // The same seed and moves under the time reward: the same episode, paid in time.
+  config.reward = LocalSgdBarrierEnvConfig::Reward::Time;
+  LocalSgdBarrierEnv timed(config);
+  timed.reset(5);
+  double timed_ms = 0;
+  while (!timed.episode_over()) timed_ms += timed.step(+1).info.step_ms;
+  CHECK(timed_ms == ms);
+}
+
 TEST_CASE("RL env: with a cluster distribution every seed draws its own cluster, the same one each time") {
   auto config = small_config();
   orchestra::ClusterDistribution d;
