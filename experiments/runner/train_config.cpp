@@ -2,8 +2,11 @@
 
 #include "experiments/runner/cluster_distribution_config.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "agents/policy_file.hpp"
 #include "agents/toy_barrier_env.hpp"
@@ -54,7 +57,8 @@ TrainConfig load_train_config(const std::string& path) {
   c.reward_record = top.option("reward_record", orchestra::RecordScope::Episode,
                                {{"episode", orchestra::RecordScope::Episode}, {"history", orchestra::RecordScope::History}});
   using Reward = orchestra::LocalSgdBarrierEnvConfig::Reward;
-  c.reward = top.option("reward", Reward::Eq1, {{"eq1", Reward::Eq1}, {"time", Reward::Time}, {"log_time", Reward::LogTime}});
+  const std::vector<std::pair<const char*, Reward>> rewards = {{"eq1", Reward::Eq1}, {"time", Reward::Time}, {"log_time", Reward::LogTime}};
+  c.reward = top.option("reward", Reward::Eq1, rewards);
   c.time_reward_rounds = top.real("time_reward_rounds", c.time_reward_rounds, 0.0, 1e9, /*min_exclusive=*/true);
   c.eval_every_reference_rounds = top.real("eval_every_reference_rounds", c.eval_every_reference_rounds, 0.0, 1e9);
   c.max_reference_epochs = top.real("max_reference_epochs", c.max_reference_epochs, 0.0, 1e9);
@@ -76,7 +80,7 @@ TrainConfig load_train_config(const std::string& path) {
   c.training_info = {{"config", c.name},
                      {"algorithm", c.a3c.algorithm == agents::Algorithm::Ppo ? "ppo" : "a3c"},
                      {"environment", c.environment == TrainEnvironment::Toy ? "toy" : (c.distribution ? "cluster distribution" : "fixed clusters")},
-                     {"reward", c.reward == Reward::Time ? "time" : (c.reward == Reward::LogTime ? "log_time" : "eq1")},
+                     {"reward", std::find_if(rewards.begin(), rewards.end(), [&](const auto& r) { return r.second == c.reward; })->first},
                      {"reward_record", c.reward_record == orchestra::RecordScope::History ? "history" : "episode"}};
   if (c.exploring_start.lo != 1.0 || c.exploring_start.hi != 1.0) {
     std::ostringstream range;
