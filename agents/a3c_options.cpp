@@ -1,5 +1,6 @@
 #include "agents/a3c_options.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -39,6 +40,7 @@ A3cOptions read_a3c_options(const YAML::Node& node, const std::string& file, con
   o.max_grad_norm = r.real("max_grad_norm", o.max_grad_norm, 0.0, kHuge);
   o.optimizer = r.option("optimizer", OptimizerKind::Adam, {{"adam", OptimizerKind::Adam}, {"rmsprop", OptimizerKind::RmsProp}});
   o.learning_rate = r.real("learning_rate", o.learning_rate, 0.0, 10.0, true);
+  o.lr_decay = r.option("lr_decay", o.lr_decay, {{"none", LearningRateDecay::None}, {"linear", LearningRateDecay::Linear}});
   o.rmsprop_alpha = r.real("rmsprop_alpha", o.rmsprop_alpha, 0.0, 1.0);
   o.optimizer_eps = r.real("optimizer_eps", o.optimizer_eps, 0.0, 1.0, true);
   o.agents = static_cast<int>(r.integer("agents", o.agents, 1, 1024));
@@ -57,6 +59,12 @@ A3cOptions read_a3c_options(const YAML::Node& node, const std::string& file, con
   if (r.has("init_policy") && !std::filesystem::is_regular_file(o.init_policy)) r.fail("init_policy", o.init_policy + ": no such file");
   r.reject_unknown_keys();
   return o;
+}
+
+double learning_rate_at(const A3cOptions& options, std::int64_t update) {
+  if (options.lr_decay == LearningRateDecay::None) return options.learning_rate;
+  const double left = 1.0 - static_cast<double>(update) / static_cast<double>(options.total_updates);
+  return options.learning_rate * std::clamp(left, 0.0, 1.0);
 }
 
 void validate(const A3cOptions& o) {

@@ -21,6 +21,11 @@ enum class OptimizerKind { Adam, RmsProp };
 // learns several times from each.
 enum class Algorithm { A3c, Ppo };
 
+// How the server's learning rate moves over training. Mnih et al. 2016 (Sec. 8, "Experimental
+// setup") anneal it linearly to 0 over the training run, so that the last updates are small and
+// the final network is not one noisy step away from a different policy; none keeps it constant.
+enum class LearningRateDecay { None, Linear };
+
 struct A3cOptions {
   Algorithm algorithm = Algorithm::A3c;
   // Network: shared trunk of tanh layers, then a policy head (3 actions) and a value head.
@@ -41,6 +46,7 @@ struct A3cOptions {
   double max_grad_norm = 0.5;      // global L2 clip of each pushed gradient (0: no clipping)
   OptimizerKind optimizer = OptimizerKind::Adam;  // the server's optimizer; rmsprop as in the paper
   double learning_rate = 7e-4;
+  LearningRateDecay lr_decay = LearningRateDecay::None;  // linear: learning_rate x (1 - update / total_updates)
   double rmsprop_alpha = 0.99;     // RMSProp decay (Mnih et al.: 0.99)
   double optimizer_eps = 1e-5;
 
@@ -73,6 +79,10 @@ struct A3cOptions {
 // Reads `node` (the a3c: mapping; null = all defaults). Unknown keys and bad values throw
 // common::ConfigError "file:line: a3c.key: expected ..., got ...".
 A3cOptions read_a3c_options(const YAML::Node& node, const std::string& file, const std::string& path = "a3c");
+
+// The rate of the optimizer step that makes update number `update` + 1 (0-based: the first step
+// is update 0 and uses the full learning_rate).
+double learning_rate_at(const A3cOptions& options, std::int64_t update);
 
 // Throws std::invalid_argument naming the field when an option is out of range.
 void validate(const A3cOptions& options);

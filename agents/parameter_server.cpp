@@ -294,6 +294,8 @@ void ParameterServer::handle(const std::string& identity, const Message& m, bool
 
 void ParameterServer::apply_gradient(const std::vector<float>& gradient) {
   flat_.mutable_grad() = torch::tensor(gradient, torch::kFloat);
+  // Set before every step (not only at construction) so that --resume follows the same schedule.
+  for (auto& group : optimizer_->param_groups()) group.options().set_lr(learning_rate_at(options_.a3c, updates_.load()));
   optimizer_->step();
   ++updates_;
   if (updates_ % options_.a3c.log_every == 0) write_train_row();

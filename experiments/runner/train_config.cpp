@@ -87,6 +87,7 @@ TrainConfig load_train_config(const std::string& path) {
     range << "[" << c.exploring_start.lo << ", " << c.exploring_start.hi << "] x T*";
     c.training_info["exploring_start"] = range.str();
   }
+  if (c.a3c.lr_decay == agents::LearningRateDecay::Linear) c.training_info["lr_decay"] = "linear";
   if (c.environment == TrainEnvironment::Toy) {
     c.observation_size = agents::ToyBarrierEnv::kObservationSize;
   } else {

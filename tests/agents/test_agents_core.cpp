@@ -142,8 +142,26 @@ TEST_CASE("a3c: options read with defaults, and errors name file:line and key") 
   CHECK_THROWS_WITH_AS(agents::read_a3c_options(YAML::Load("a3c:\n  algorithm: ppo\n  ppo_clip: 0\n")["a3c"], "t.yaml"),
                        doctest::Contains("a3c.ppo_clip: expected a number > 0"), common::ConfigError);
   CHECK(agents::read_a3c_options(YAML::Node(), "x.yaml").init_policy.empty());
+  CHECK(agents::read_a3c_options(YAML::Node(), "x.yaml").lr_decay == agents::LearningRateDecay::None);
+  CHECK(agents::read_a3c_options(YAML::Load("a3c:\n  lr_decay: linear\n")["a3c"], "t.yaml").lr_decay == agents::LearningRateDecay::Linear);
+  CHECK_THROWS_WITH_AS(agents::read_a3c_options(YAML::Load("a3c:\n  seed: 3\n  lr_decay: cosine\n")["a3c"], "t.yaml"),
+                       "t.yaml:3: a3c.lr_decay: expected one of none, linear, got 'cosine'", common::ConfigError);
   CHECK_THROWS_WITH_AS(agents::read_a3c_options(YAML::Load("a3c:\n  seed: 3\n  init_policy: no/such.pt\n")["a3c"], "t.yaml"),
                        "t.yaml:3: a3c.init_policy: no/such.pt: no such file", common::ConfigError);
+}
+
+TEST_CASE("the learning rate: constant without decay, linear decay reaches 0 at total_updates") {
+  agents::A3cOptions o;
+  o.learning_rate = 0.01;
+  o.total_updates = 4;
+  CHECK(agents::learning_rate_at(o, 0) == 0.01);
+  CHECK(agents::learning_rate_at(o, 3) == 0.01);
+  o.lr_decay = agents::LearningRateDecay::Linear;
+  CHECK(agents::learning_rate_at(o, 0) == Approx(0.01));
+  CHECK(agents::learning_rate_at(o, 1) == Approx(0.0075));
+  CHECK(agents::learning_rate_at(o, 3) == Approx(0.0025));
+  CHECK(agents::learning_rate_at(o, 4) == 0.0);
+  CHECK(agents::learning_rate_at(o, 9) == 0.0);  // a resume past the end (a lowered total) does not go negative
 }
 
 namespace {

@@ -169,20 +169,22 @@ TEST_CASE("train, serve, agent and keygen reject bad input with one line") {
                       " is a network of 8 observations and hidden [4]; this training's is 8 observations and hidden [16]") != std::string::npos);
 }
 
-TEST_CASE("orchestra train with a3c.init_policy fine-tunes that policy and records where it started") {
+TEST_CASE("orchestra train with a3c.init_policy fine-tunes that policy and records where it started, and lr_decay") {
   testing::TempDir dir;
   const std::string bin = ORCHESTRA_BINARY;
   testing::write_text(dir / "first.yaml", toy_config(10));
   auto r = testing::run_command(bin + " train " + (dir / "first.yaml") + " --out " + (dir / "first") + " --quiet");
   REQUIRE(r.exit_code == 0);
   const std::string start = (dir / "first/policy.pt");
-  testing::write_text(dir / "tune.yaml", toy_config(10) + "  seed: 5\n  init_policy: " + start + "\n");
+  CHECK(agents::A3cPolicy::load(start).training().count("lr_decay") == 0);
+  testing::write_text(dir / "tune.yaml", toy_config(10) + "  seed: 5\n  lr_decay: linear\n  init_policy: " + start + "\n");
   r = testing::run_command(bin + " train " + (dir / "tune.yaml") + " --out " + (dir / "tune"));
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   CHECK(r.output.find("fine-tuning " + start) != std::string::npos);
   agents::A3cPolicy tuned = agents::A3cPolicy::load(dir / "tune/policy.pt");
   CHECK(tuned.training().at("init_policy") == start);
+  CHECK(tuned.training().at("lr_decay") == "linear");
   CHECK(tuned.updates() == 10);
   CHECK(agents::flat_parameters(tuned.network()) != agents::flat_parameters(agents::A3cPolicy::load(start).network()));
 }

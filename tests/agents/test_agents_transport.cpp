@@ -431,3 +431,82 @@ TEST_CASE("a3c.init_policy: the server starts from the file's network and trains
                        doctest::Contains("policy.pt is a network of 8 observations and hidden [16]; this training's is 8 observations and hidden [32]"),
                        std::invalid_argument);
 }
+
+namespace {
+
+// A hand-driven agent: Hello, then gradients it chooses; every reply's parameters are kept.
+struct ManualAgent {
+  zmq::socket_t socket;
+  std::size_t count;
+  std::uint32_t id = 0;
+  std::vector<float> parameters;
+
+  ManualAgent(zmq::context_t& context, const std::string& endpoint, std::size_t parameter_count)
+      : socket(context, zmq::socket_type::dealer), count(parameter_count) {
+    socket.set(zmq::sockopt::linger, 0);
+    socket.connect(endpoint);
+    const agents::ToyBarrierEnv toy;
+    const agents::Decoded welcome = exchange(agents::Message{agents::MessageType::Hello, 0, 0,
+                                                             static_cast<std::uint64_t>(toy.observation_size()),
+                                                             {static_cast<float>(count)}});
+    REQUIRE(welcome.message.type == agents::MessageType::Welcome);
+    id = welcome.message.agent_id;
+  }
+  agents::Decoded exchange(const agents::Message& m) {
+    socket.send(zmq::buffer(agents::encode(m)), zmq::send_flags::none);
+    zmq::message_t r = recv_with_timeout(socket, 10000);
+    agents::Decoded d = agents::decode(r.data(), r.size(), count);
+    parameters = d.message.values;
+    return d;
+  }
+  // One push of the same gradient everywhere; returns how far the first parameter moved.
+  double push(std::uint64_t version, float gradient) {
+    const float before = parameters.at(0);
+    const agents::Decoded d = exchange(agents::Message{agents::MessageType::Gradient, id, version, 0, std::vector<float>(count, gradient)});
+    REQUIRE(d.message.type == agents::MessageType::Params);
+    return static_cast<double>(before - parameters.at(0));
+  }
+  void bye(std::uint64_t version) {
+    socket.send(zmq::buffer(agents::encode(agents::Message{agents::MessageType::Bye, id, version, 0, {}})), zmq::send_flags::none);
+  }
+};
+
+// Adam's step for a constant gradient g is lr * g / (|g| + eps) from the first step on
+// (m-hat = g, v-hat = g^2), so each step's size shows the learning rate it used.
+std::vector<double> adam_steps(agents::ParameterServerOptions options, int pushes) {
+  zmq::context_t context;
+  agents::ParameterServer server(context, options);
+  std::future<agents::ServeResult> serving = std::async(std::launch::async, [&server] { return server.serve(); });
+  ManualAgent agent(context, server.endpoint(), static_cast<std::size_t>(agents::parameter_count(server.network())));
+  std::vector<double> steps;
+  const auto start = static_cast<std::uint64_t>(server.updates());
+  for (int k = 0; k < pushes; ++k) steps.push_back(agent.push(start + static_cast<std::uint64_t>(k), 0.01f));
+  agent.bye(start + static_cast<std::uint64_t>(pushes));
+  server.request_stop();
+  serving.get();
+  return steps;
+}
+
+}  // namespace
+
+TEST_CASE("lr_decay linear: each server step uses learning_rate x (1 - update / total), also after --resume") {
+  testing::TempDir dir;
+  auto options = server_options(small_options(8), "inproc://a3c-lr-1");
+  options.a3c.learning_rate = 0.01;
+  const double adam = 0.01 / (0.01 + options.a3c.optimizer_eps);  // g / (|g| + eps), g = 0.01
+  for (double step : adam_steps(options, 3)) CHECK(step == doctest::Approx(0.01 * adam).epsilon(1e-4));
+
+  options.a3c.lr_decay = agents::LearningRateDecay::Linear;
+  options.bind = "inproc://a3c-lr-2";
+  options.out_dir = dir.path.string();
+  const std::vector<double> steps = adam_steps(options, 3);
+  CHECK(steps[0] == doctest::Approx(0.01 * adam).epsilon(1e-4));
+  CHECK(steps[1] == doctest::Approx(0.00875 * adam).epsilon(1e-4));
+  CHECK(steps[2] == doctest::Approx(0.0075 * adam).epsilon(1e-4));
+  // The checkpoint written at the stop (update 3, Adam's moments included): the resumed server's
+  // next step is update 3, at 5/8 of the rate.
+  options.resume = true;
+  options.bind = "inproc://a3c-lr-3";
+  const std::vector<double> resumed = adam_steps(options, 1);
+  CHECK(resumed[0] == doctest::Approx(0.00625 * adam).epsilon(1e-4));
+}
