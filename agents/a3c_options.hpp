@@ -21,7 +21,7 @@ enum class OptimizerKind { Adam, RmsProp };
 // learns several times from each.
 enum class Algorithm { A3c, Ppo };
 
-// How the server's learning rate moves over training. Mnih et al. 2016 (Sec. 8, "Experimental
+// How the server's learning rate moves over training. Mnih et al. 2016 (supplement, "Experimental
 // setup") anneal it linearly to 0 over the training run, so that the last updates are small and
 // the final network is not one noisy step away from a different policy; none keeps it constant.
 enum class LearningRateDecay { None, Linear };
