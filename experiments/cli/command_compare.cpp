@@ -127,9 +127,12 @@ int command_compare(const Args& args) {
     if (html) throw UsageError("--html: an evaluation folder has its table and --plot figures; compare a cluster's seed-<N> folder for a report");
     const std::vector<ControllerRun> controller_runs = read_evaluation_runs(dirs.front());
     const EvaluationSummary summary = summarize_evaluation(controller_runs);
-    common::write_file_atomic(dirs.front() + "/evaluation.md", evaluation_markdown(summary));
-    common::write_file_atomic(dirs.front() + "/evaluation.csv", evaluation_csv(summary, controller_runs));
-    if (!quiet) std::cout << evaluation_markdown(summary) << "written: " << dirs.front() << "/evaluation.md, " << dirs.front() << "/evaluation.csv\n";
+    const std::vector<std::string> written = write_evaluation_tables(dirs.front(), summary, controller_runs);
+    if (!quiet) {
+      std::cout << evaluation_markdown(summary) << "written:";
+      for (std::size_t i = 0; i < written.size(); ++i) std::cout << (i ? ", " : " ") << written[i];
+      std::cout << "\n";
+    }
     if (plot && !summary.overall.empty()) {
       find_gnuplot(plot_options.gnuplot.program);
       const auto files = plot_evaluation(dirs.front(), summary, summary.overall.front().controller);

@@ -17,7 +17,8 @@ Judges trained barrier policies on cluster configs: on each config and seed it r
 (fixed-t), each to the config's target accuracy, and writes DIR/evaluation.md and .csv: per
 cluster each controller's time to target over the oracle's (the best static T of the sweep for
 that cluster and seed), as a geometric mean over seeds, misses counted, and the geometric mean
-over clusters. Beside them, fixed-t-other-seeds: on each seed the sweep's T that did best on the
+over clusters, with its 95% confidence interval over the clusters and each controller's time
+paired with orchestra-lcm's (DIR/evaluation_overall.csv has them per controller). Beside them, fixed-t-other-seeds: on each seed the sweep's T that did best on the
 cluster's other seeds, a static T tuned without hindsight (its gap to 1.00x is the oracle's
 advantage of choosing on the seed it scores). Results of every run are kept in
 DIR/<cluster>/seed-<N>/<controller>/.
@@ -99,7 +100,8 @@ int command_evaluate(const Args& args) {
   if (options.policies.empty() || options.configs.empty())
     throw UsageError(std::string("evaluate needs POLICY.pt and CONFIG.yaml files\n") + kEvaluateHelp);
   const EvaluationResult result = run_evaluation(options);
-  std::cout << evaluation_markdown(result.summary) << "results: " << result.out_dir << "/ (evaluation.md, evaluation.csv)\n";
+  std::cout << evaluation_markdown(result.summary) << "results: " << result.out_dir
+            << "/ (evaluation.md, evaluation.csv, evaluation_overall.csv)\n";
   if (!result.figures.empty()) std::cout << "Figures: " << result.out_dir << "/plots/evaluation.png, " << result.out_dir << "/plots/barrier_vs_oracle.png (and SVGs)\n";
   return 0;
 }

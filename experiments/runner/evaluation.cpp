@@ -9,6 +9,7 @@
 #include <iostream>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "agents/policy_file.hpp"
 #include "common/atomic_file.hpp"
@@ -172,10 +173,24 @@ EvaluationResult run_evaluation(const EvaluateOptions& options) {
   result.out_dir = options.out_dir;
   result.runs = read_evaluation_runs(options.out_dir);
   result.summary = summarize_evaluation(result.runs);
-  common::write_file_atomic((fs::path(options.out_dir) / "evaluation.md").string(), evaluation_markdown(result.summary));
-  common::write_file_atomic((fs::path(options.out_dir) / "evaluation.csv").string(), evaluation_csv(result.summary, result.runs));
+  write_evaluation_tables(options.out_dir, result.summary, result.runs);
   if (options.plot) result.figures = plot_evaluation(options.out_dir, result.summary, policy_label(options.policies, 0));
   return result;
+}
+
+std::vector<std::string> write_evaluation_tables(const std::string& out_dir, const EvaluationSummary& summary,
+                                                 const std::vector<ControllerRun>& runs) {
+  const std::vector<std::pair<std::string, std::string>> tables = {
+      {"evaluation.md", evaluation_markdown(summary)},
+      {"evaluation.csv", evaluation_csv(summary, runs)},
+      {"evaluation_overall.csv", evaluation_overall_csv(summary)},
+  };
+  std::vector<std::string> written;
+  for (const auto& [name, text] : tables) {
+    written.push_back((fs::path(out_dir) / name).string());
+    common::write_file_atomic(written.back(), text);
+  }
+  return written;
 }
 
 std::vector<std::string> plot_evaluation(const std::string& out_dir, const EvaluationSummary& summary, const std::string& controller) {

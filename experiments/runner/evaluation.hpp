@@ -48,9 +48,15 @@ std::vector<double> barrier_sweep(const ExperimentConfig& config, int points);
 // The label under which policy `index` of `paths` is judged.
 std::string policy_label(const std::vector<std::string>& paths, std::size_t index);
 
-// Runs everything, writes DIR/evaluation.md and DIR/evaluation.csv, and returns the judgement.
+// Runs everything, writes the tables (write_evaluation_tables) and returns the judgement.
 // Throws common::ConfigError for an unreadable config or policy before anything runs.
 EvaluationResult run_evaluation(const EvaluateOptions& options);
+
+// Writes DIR/evaluation.md, DIR/evaluation.csv (per cluster, seed and controller) and
+// DIR/evaluation_overall.csv (per controller, with the 95% intervals), each atomically; returns
+// their names.
+std::vector<std::string> write_evaluation_tables(const std::string& out_dir, const EvaluationSummary& summary,
+                                                 const std::vector<ControllerRun>& runs);
 
 // Draws DIR/plots/evaluation (every judged controller over the oracle, per cluster) and
 // DIR/plots/barrier_vs_oracle (`controller`'s T over its run on each cluster's first seed against

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "study/analysis/seed_stats.hpp"
 #include "study/analysis/table_cells.hpp"
 
 namespace experiments {
@@ -28,7 +29,28 @@ std::vector<ControllerRun> with_reference(const std::vector<ControllerRun>& runs
   return all;
 }
 
+const ControllerScore* find_score(const std::vector<ControllerScore>& scores, const std::string& controller) {
+  const auto it = std::find_if(scores.begin(), scores.end(), [&](const ControllerScore& s) { return s.controller == controller; });
+  return it == scores.end() ? nullptr : &*it;
+}
+
 }  // namespace
+
+RatioInterval ratio_interval(const std::vector<double>& ratios) {
+  std::vector<double> logs;
+  for (double r : ratios)
+    if (std::isfinite(r) && r > 0) logs.push_back(std::log(r));
+  RatioInterval out;
+  out.clusters = static_cast<int>(logs.size());
+  if (logs.empty()) return out;
+  const Spread s = spread_of(logs);
+  out.geomean = std::exp(s.mean);
+  if (logs.size() >= 2) {
+    out.low = std::exp(s.mean - s.ci95);
+    out.high = std::exp(s.mean + s.ci95);
+  }
+  return out;
+}
 
 std::vector<ControllerRun> static_tuned_on_other_seeds(const std::vector<ControllerRun>& runs) {
   std::vector<std::string> clusters;
@@ -132,6 +154,17 @@ EvaluationSummary summarize_evaluation(const std::vector<ControllerRun>& judged_
         if (std::isfinite(score.geomean_ratio)) total.ratios.push_back(score.geomean_ratio);
       }
     total.geomean_ratio = geomean(total.ratios);
+    total.over_clusters = ratio_interval(total.ratios);
+    // Paired with the reference cluster by cluster: both geomeans are over the same seeds' oracle,
+    // so their quotient is the geomean over seeds of this controller's time over the reference's.
+    std::vector<double> paired;
+    for (const auto& cluster : out.clusters) {
+      const ControllerScore* mine = find_score(cluster.controllers, controller);
+      const ControllerScore* reference = find_score(cluster.controllers, kPairedReference);
+      if (mine && reference && std::isfinite(mine->geomean_ratio) && std::isfinite(reference->geomean_ratio))
+        paired.push_back(mine->geomean_ratio / reference->geomean_ratio);
+    }
+    total.vs_reference = ratio_interval(paired);
     out.overall.push_back(total);
   }
   return out;
@@ -153,9 +186,8 @@ std::string evaluation_markdown(const EvaluationSummary& summary) {
   for (const auto& cluster : summary.clusters) {
     md << "| " << md_cell(cluster.cluster) << " |";
     for (const auto& total : summary.overall) {
-      const auto it = std::find_if(cluster.controllers.begin(), cluster.controllers.end(),
-                                   [&](const ControllerScore& s) { return s.controller == total.controller; });
-      md << ' ' << (it == cluster.controllers.end() ? std::string("-") : cell(*it)) << " |";
+      const ControllerScore* score = find_score(cluster.controllers, total.controller);
+      md << ' ' << (score ? cell(*score) : std::string("-")) << " |";
     }
     std::string barriers, times;
     for (const auto& [seed, ms] : cluster.oracle_barrier_ms) barriers += (barriers.empty() ? "" : ", ") + fixed(ms, 0);
@@ -183,7 +215,48 @@ std::string evaluation_markdown(const EvaluationSummary& summary) {
   md << "\nRanked (fewest misses, then the geometric mean):";
   for (std::size_t i = 0; i < ranked.size(); ++i) md << (i ? "," : "") << ' ' << ranked[i].controller << ' ' << cell(ranked[i]);
   md << "\n";
+
+  // How far each geometric mean is from a goal or from another controller's, in the units of the
+  // clusters' spread: a few hundredths between two controllers on 8 clusters is rarely evidence.
+  const auto interval = [](const RatioInterval& r) {
+    return r.clusters < 2 ? std::string("-") : fixed(r.low, 2) + "-" + fixed(r.high, 2) + "x";
+  };
+  const bool paired = std::any_of(summary.overall.begin(), summary.overall.end(),
+                                  [](const ControllerScore& s) { return s.controller == kPairedReference; });
+  md << "\n95% confidence intervals over the clusters: Student's t on their log ratios, each cluster one value (the "
+        "geometric mean over its seeds), so an interval says where the mean may fall on other clusters like these";
+  if (paired) md << ", and each controller against " << kPairedReference << " cluster by cluster, on the same seeds";
+  md << ":\n\n| controller | clusters | time / oracle | 95% CI |";
+  if (paired) md << " time / " << kPairedReference << " | 95% CI |";
+  md << "\n|---|---:|---:|---:|" << (paired ? "---:|---:|" : "") << "\n";
+  for (const auto& total : summary.overall) {
+    md << "| " << md_cell(total.controller) << " | " << total.over_clusters.clusters << " | " << fixed(total.geomean_ratio, 2)
+       << "x | " << interval(total.over_clusters) << " |";
+    if (paired) {
+      if (total.controller == kPairedReference || total.vs_reference.clusters == 0)
+        md << " - | - |";
+      else
+        md << ' ' << fixed(total.vs_reference.geomean, 2) << "x | " << interval(total.vs_reference) << " |";
+    }
+    md << "\n";
+  }
   return md.str();
+}
+
+std::string evaluation_overall_csv(const EvaluationSummary& summary) {
+  std::ostringstream csv;
+  csv << "controller,clusters,runs,misses,ratio,ratio_ci95_low,ratio_ci95_high,paired_reference,vs_reference,"
+         "vs_reference_ci95_low,vs_reference_ci95_high\n";
+  for (const auto& total : summary.overall) {
+    const bool has_reference = total.vs_reference.clusters > 0 && total.controller != kPairedReference;
+    const RatioInterval none;
+    const RatioInterval& vs = has_reference ? total.vs_reference : none;
+    csv << csv_cell(total.controller) << ',' << total.over_clusters.clusters << ',' << total.runs << ',' << total.misses << ','
+        << exact(total.geomean_ratio) << ',' << exact(total.over_clusters.low) << ',' << exact(total.over_clusters.high) << ','
+        << (has_reference ? kPairedReference : "") << ',' << exact(vs.geomean) << ',' << exact(vs.low) << ',' << exact(vs.high)
+        << '\n';
+  }
+  return csv.str();
 }
 
 std::string evaluation_csv(const EvaluationSummary& summary, const std::vector<ControllerRun>& judged_runs) {

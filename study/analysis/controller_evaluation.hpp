@@ -1,7 +1,8 @@
 // Judging a barrier controller (`orchestra evaluate`): on each cluster and seed, its time to target
 // against the hindsight oracle, the best of a log-spaced sweep of static barriers (fixed-t) on the
 // same cluster and seed, which is what a researcher gets by paying one run per T; misses counted;
-// geometric means of the time ratios over seeds and over clusters.
+// geometric means of the time ratios over seeds and over clusters, the latter with a 95% confidence
+// interval over the clusters and paired with orchestra-lcm cluster by cluster.
 //
 // A run that missed the target has no time to target; its ratio uses the time it ran without
 // reaching it (its whole budget), a lower bound on what it would have needed, and it is counted
@@ -9,6 +10,7 @@
 // cluster and seed where none did has no oracle and is left out of the ratios (and reported).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -31,12 +33,31 @@ struct ControllerRun {
   double run_time_s = 0;                  // the run's clock at its end
 };
 
+// A geometric mean of per-cluster ratios with its 95% confidence interval: Student's t over the
+// clusters' log ratios, exponentiated. The clusters are the sample (seeds enter through each
+// cluster's geomean), so the interval says where the mean may fall on other clusters like these;
+// low and high are NaN for fewer than two clusters.
+struct RatioInterval {
+  int clusters = 0;
+  double geomean = NAN, low = NAN, high = NAN;
+};
+RatioInterval ratio_interval(const std::vector<double>& ratios);
+
+// The controller every judged one is paired with, cluster by cluster (evaluate always runs it).
+inline constexpr const char* kPairedReference = "orchestra-lcm";
+
 struct ControllerScore {
   std::string controller;
   int runs = 0;
   int misses = 0;
   double geomean_ratio = 0;  // of time / oracle over the runs that have an oracle (misses at run time)
-  std::vector<double> ratios;  // one per seed with an oracle, in seed order
+  // Per cluster: one per seed with an oracle, in seed order. Overall: each cluster's geomean_ratio.
+  std::vector<double> ratios;
+  // Overall only: geomean_ratio with its interval over clusters, and the paired ratio against
+  // kPairedReference (per cluster this controller's geomean over the reference's, on the same seeds;
+  // clusters = 0 without the reference).
+  RatioInterval over_clusters;
+  RatioInterval vs_reference;
 };
 
 struct ClusterScore {
@@ -71,6 +92,8 @@ EvaluationSummary summarize_evaluation(const std::vector<ControllerRun>& runs);
 // Markdown: one table, a row per cluster with each judged controller's geomean ratio and misses,
 // then the geometric mean over clusters; and the oracle's T and time per cluster.
 std::string evaluation_markdown(const EvaluationSummary& summary);
+// CSV: one row per judged controller, the overall figures with their 95% intervals (above).
+std::string evaluation_overall_csv(const EvaluationSummary& summary);
 // CSV: one row per cluster, seed and judged controller, the reference above included (ratio,
 // reached, times, the oracle's T).
 std::string evaluation_csv(const EvaluationSummary& summary, const std::vector<ControllerRun>& runs);

@@ -93,7 +93,7 @@ TEST_CASE("orchestra evaluate: every controller per seed, the oracle and the rat
   std::string line;
   std::getline(lines, line);
   int rows = 0;
-  double log_sum = 0;
+  double log_sum = 0, lcm_log_sum = 0;
   while (std::getline(lines, line)) {
     std::vector<std::string> cells;
     std::stringstream cell(line);
@@ -109,6 +109,7 @@ TEST_CASE("orchestra evaluate: every controller per seed, the oracle and the rat
     CHECK(std::stod(cells[6]) == doctest::Approx(oracle[seed]));
     CHECK(std::stod(cells[8]) == doctest::Approx(time / oracle[seed]));
     if (cells[2] == "orchestra-a3c") log_sum += std::log(time / oracle[seed]);
+    if (cells[2] == "orchestra-lcm") lcm_log_sum += std::log(time / oracle[seed]);
     ++rows;
   }
   CHECK(rows == 8);  // 2 seeds x (3 judged controllers and fixed-t-other-seeds)
@@ -116,6 +117,22 @@ TEST_CASE("orchestra evaluate: every controller per seed, the oracle and the rat
   char expected[32];
   std::snprintf(expected, sizeof expected, "| tiny | %.2fx", std::exp(log_sum / 2));
   CHECK(md.find(expected) != std::string::npos);
+
+  // evaluation_overall.csv, per controller: one cluster has no interval, and the pairing with
+  // orchestra-lcm is the geomean over seeds of the policy's time over LCM's.
+  const std::string overall = testing::read_text(dir / "eval/evaluation_overall.csv");
+  CHECK(overall.rfind("controller,clusters,runs,misses,ratio,ratio_ci95_low,ratio_ci95_high,paired_reference,vs_reference,", 0) == 0);
+  const std::size_t a3c_row = overall.find("\norchestra-a3c,1,2,");
+  REQUIRE(a3c_row != std::string::npos);
+  std::vector<std::string> a3c_cells;
+  std::stringstream a3c_line(overall.substr(a3c_row + 1, overall.find('\n', a3c_row + 1) - a3c_row - 1));
+  for (std::string c; std::getline(a3c_line, c, ',');) a3c_cells.push_back(c);
+  REQUIRE(a3c_cells.size() >= 10);  // the last cell, the pairing's upper end, is empty for one cluster
+  CHECK(std::stod(a3c_cells[4]) == doctest::Approx(std::exp(log_sum / 2)));
+  CHECK(a3c_cells[5].empty());
+  CHECK(a3c_cells[7] == "orchestra-lcm");
+  CHECK(std::stod(a3c_cells[8]) == doctest::Approx(std::exp((log_sum - lcm_log_sum) / 2)));
+  CHECK(overall.find("\norchestra-lcm,1,2,") != std::string::npos);
 
   // --plot: the bars per cluster and the policy's T against the oracle's, as PNG, SVG and script.
   for (const char* figure : {"evaluation", "barrier_vs_oracle"})
@@ -138,6 +155,7 @@ TEST_CASE("orchestra evaluate: every controller per seed, the oracle and the rat
   CHECK(again.exit_code == 0);
   CHECK(again.output.rfind(table, 0) == 0);
   CHECK(testing::read_text(dir / "eval/evaluation.md") == table);
+  CHECK(testing::read_text(dir / "eval/evaluation_overall.csv") == overall);
   CHECK(testing::read_text(dir / "eval/plots/evaluation.gp") == bars);
 
   // Bad input: a policy that is not one, and no config, are one line each.

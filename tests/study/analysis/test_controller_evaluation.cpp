@@ -91,6 +91,10 @@ TEST_CASE("evaluation: the tables hold every cluster, controller and seed") {
   CHECK(md.find("\nRanked (fewest misses, then the geometric mean): a3c 0.72x, lcm 1.57x (1 of 4 missed), "
                 "fixed-t-other-seeds 1.88x (3 of 4 missed)\n") != std::string::npos);
   CHECK(md.find("fixed-t-other-seeds: on each seed, the sweep's T that did best on the cluster's other seeds") != std::string::npos);
+  // Intervals over the two clusters; without an orchestra-lcm run there is nothing to pair with.
+  CHECK(md.find("| controller | clusters | time / oracle | 95% CI |\n") != std::string::npos);
+  CHECK(md.find("| a3c | 2 | 0.72x | ") != std::string::npos);
+  CHECK(md.find("time / orchestra-lcm") == std::string::npos);
   const std::string csv = experiments::evaluation_csv(summary, runs);
   CHECK(csv.find("cluster,seed,controller,reached,time_to_target_s,run_time_s,oracle_time_s,oracle_T_ms,ratio\n") == 0);
   CHECK(csv.find("a,2,lcm,0,,27,9,400,3\n") != std::string::npos);
@@ -141,4 +145,53 @@ TEST_CASE("evaluation: fixed-t-other-seeds takes, on each seed, the T that did b
   REQUIRE(summary.overall.size() == 1);
   CHECK(summary.overall[0].runs == 5);
   CHECK(summary.overall[0].geomean_ratio == doctest::Approx(std::sqrt(std::cbrt(40.0 / 11.0 * 30.0 / 9.0) * std::sqrt(1.25))));
+}
+
+TEST_CASE("evaluation: 95% intervals over clusters and the pairing with orchestra-lcm, by hand") {
+  // Three clusters, one seed each, the oracle 10 s everywhere. Over the oracle the policy takes
+  // 1, 2 and 0.5 (log ratios 0, ln 2, -ln 2: mean 0, sd ln 2) and LCM 2, 2 and 1; paired, the
+  // policy over LCM is 0.5, 1 and 0.5 (mean -2 ln 2 / 3, sd ln 2 / sqrt 3). t at 2 df is 4.303.
+  const std::vector<ControllerRun> runs = {
+      sweep("x", 1, 100, 10.0, 10.0), judged("x", 1, "orchestra-a3c", 10.0, 10.0), judged("x", 1, "orchestra-lcm", 20.0, 20.0),
+      sweep("y", 1, 100, 10.0, 10.0), judged("y", 1, "orchestra-a3c", 20.0, 20.0), judged("y", 1, "orchestra-lcm", 20.0, 20.0),
+      sweep("z", 1, 100, 10.0, 10.0), judged("z", 1, "orchestra-a3c", 5.0, 5.0), judged("z", 1, "orchestra-lcm", std::nullopt, 10.0),
+  };
+  const auto summary = experiments::summarize_evaluation(runs);
+  REQUIRE(summary.overall.size() == 2);
+  const double ln2 = std::log(2.0), t = 4.303;
+  const auto& a3c = summary.overall[0];
+  CHECK(a3c.over_clusters.clusters == 3);
+  CHECK(a3c.over_clusters.geomean == doctest::Approx(1.0));
+  CHECK(a3c.over_clusters.low == doctest::Approx(std::exp(-t * ln2 / std::sqrt(3.0))));
+  CHECK(a3c.over_clusters.high == doctest::Approx(std::exp(t * ln2 / std::sqrt(3.0))));
+  CHECK(a3c.vs_reference.clusters == 3);
+  const double paired_mean = -2 * ln2 / 3, paired_half = t * (ln2 / std::sqrt(3.0)) / std::sqrt(3.0);
+  CHECK(a3c.vs_reference.geomean == doctest::Approx(std::exp(paired_mean)));
+  CHECK(a3c.vs_reference.low == doctest::Approx(std::exp(paired_mean - paired_half)));
+  CHECK(a3c.vs_reference.high == doctest::Approx(std::exp(paired_mean + paired_half)));
+  const auto& lcm = summary.overall[1];
+  CHECK(lcm.misses == 1);  // z: a miss, at its 10 s
+  CHECK(lcm.over_clusters.geomean == doctest::Approx(std::exp(2 * ln2 / 3)));
+  CHECK(lcm.vs_reference.geomean == doctest::Approx(1.0));  // itself: shown as "-"
+
+  const std::string md = experiments::evaluation_markdown(summary);
+  CHECK(md.find("| controller | clusters | time / oracle | 95% CI | time / orchestra-lcm | 95% CI |\n") != std::string::npos);
+  CHECK(md.find("| orchestra-a3c | 3 | 1.00x | 0.18-5.60x | 0.63x | 0.23-1.70x |\n") != std::string::npos);
+  CHECK(md.find("| orchestra-lcm | 3 | 1.59x | 0.59-4.29x | - | - |\n") != std::string::npos);
+
+  const std::string csv = experiments::evaluation_overall_csv(summary);
+  CHECK(csv.rfind("controller,clusters,runs,misses,ratio,ratio_ci95_low,ratio_ci95_high,paired_reference,vs_reference,"
+                  "vs_reference_ci95_low,vs_reference_ci95_high\n", 0) == 0);
+  CHECK(csv.find("\norchestra-a3c,3,3,0,1,0.178") != std::string::npos);
+  CHECK(csv.find(",orchestra-lcm,0.629960525,0.233") != std::string::npos);
+  CHECK(csv.find("\norchestra-lcm,3,3,1,1.58740105,0.587") != std::string::npos);
+  CHECK(csv.substr(csv.size() - 5) == ",,,,\n");  // LCM against itself: no pairing
+
+  // One cluster: a geometric mean, no interval.
+  const auto one = experiments::ratio_interval({1.5});
+  CHECK(one.clusters == 1);
+  CHECK(one.geomean == doctest::Approx(1.5));
+  CHECK(std::isnan(one.low));
+  CHECK(std::isnan(one.high));
+  CHECK(std::isnan(experiments::ratio_interval({}).geomean));
 }
