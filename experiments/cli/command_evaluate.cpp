@@ -17,11 +17,12 @@ Judges trained barrier policies on cluster configs: on each config and seed it r
 (fixed-t), each to the config's target accuracy, and writes DIR/evaluation.md and .csv: per
 cluster each controller's time to target over the oracle's (the best static T of the sweep for
 that cluster and seed), as a geometric mean over seeds, misses counted, and the geometric mean
-over clusters, with its 95% confidence interval over the clusters and each controller's time
-paired with orchestra-lcm's (DIR/evaluation_overall.csv has them per controller). Beside them, fixed-t-other-seeds: on each seed the sweep's T that did best on the
+over clusters. Beside them, fixed-t-other-seeds: on each seed the sweep's T that did best on the
 cluster's other seeds, a static T tuned without hindsight (its gap to 1.00x is the oracle's
-advantage of choosing on the seed it scores). Results of every run are kept in
-DIR/<cluster>/seed-<N>/<controller>/.
+advantage of choosing on the seed it scores). Under the table: each geometric mean over clusters
+with its 95% confidence interval, and each controller's time over orchestra-lcm's and over
+fixed-t-other-seeds', paired cluster by cluster, with theirs (also in DIR/evaluation_overall.csv).
+Results of every run are kept in DIR/<cluster>/seed-<N>/<controller>/.
 
   --seeds LIST    seeds (1,2,3 or 1-5; default 1-3)
   --sweep N       static barriers in the sweep, log-spaced from the slowest worker's batch time

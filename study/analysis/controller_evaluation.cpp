@@ -155,16 +155,19 @@ EvaluationSummary summarize_evaluation(const std::vector<ControllerRun>& judged_
       }
     total.geomean_ratio = geomean(total.ratios);
     total.over_clusters = ratio_interval(total.ratios);
-    // Paired with the reference cluster by cluster: both geomeans are over the same seeds' oracle,
+    // Paired with each reference cluster by cluster: both geomeans are over the same seeds' oracle,
     // so their quotient is the geomean over seeds of this controller's time over the reference's.
-    std::vector<double> paired;
-    for (const auto& cluster : out.clusters) {
-      const ControllerScore* mine = find_score(cluster.controllers, controller);
-      const ControllerScore* reference = find_score(cluster.controllers, kPairedReference);
-      if (mine && reference && std::isfinite(mine->geomean_ratio) && std::isfinite(reference->geomean_ratio))
-        paired.push_back(mine->geomean_ratio / reference->geomean_ratio);
+    for (const std::string& reference : paired_references()) {
+      if (reference == controller || std::find(judged.begin(), judged.end(), reference) == judged.end()) continue;
+      std::vector<double> quotients;
+      for (const auto& cluster : out.clusters) {
+        const ControllerScore* mine = find_score(cluster.controllers, controller);
+        const ControllerScore* theirs = find_score(cluster.controllers, reference);
+        if (mine && theirs && std::isfinite(mine->geomean_ratio) && std::isfinite(theirs->geomean_ratio))
+          quotients.push_back(mine->geomean_ratio / theirs->geomean_ratio);
+      }
+      total.paired.push_back({reference, ratio_interval(quotients)});
     }
-    total.vs_reference = ratio_interval(paired);
     out.overall.push_back(total);
   }
   return out;
@@ -221,22 +224,27 @@ std::string evaluation_markdown(const EvaluationSummary& summary) {
   const auto interval = [](const RatioInterval& r) {
     return r.clusters < 2 ? std::string("-") : fixed(r.low, 2) + "-" + fixed(r.high, 2) + "x";
   };
-  const bool paired = std::any_of(summary.overall.begin(), summary.overall.end(),
-                                  [](const ControllerScore& s) { return s.controller == kPairedReference; });
+  std::vector<std::string> references;  // those judged here
+  for (const std::string& reference : paired_references())
+    if (std::any_of(summary.overall.begin(), summary.overall.end(), [&](const ControllerScore& s) { return s.controller == reference; }))
+      references.push_back(reference);
   md << "\n95% confidence intervals over the clusters: Student's t on their log ratios, each cluster one value (the "
         "geometric mean over its seeds), so an interval says where the mean may fall on other clusters like these";
-  if (paired) md << ", and each controller against " << kPairedReference << " cluster by cluster, on the same seeds";
+  if (!references.empty()) md << "; and each controller's time over a reference's, paired cluster by cluster on the same seeds";
   md << ":\n\n| controller | clusters | time / oracle | 95% CI |";
-  if (paired) md << " time / " << kPairedReference << " | 95% CI |";
-  md << "\n|---|---:|---:|---:|" << (paired ? "---:|---:|" : "") << "\n";
+  for (const auto& reference : references) md << " time / " << md_cell(reference) << " | 95% CI |";
+  md << "\n|---|---:|---:|---:|";
+  for (std::size_t i = 0; i < references.size(); ++i) md << "---:|---:|";
+  md << "\n";
   for (const auto& total : summary.overall) {
     md << "| " << md_cell(total.controller) << " | " << total.over_clusters.clusters << " | " << fixed(total.geomean_ratio, 2)
        << "x | " << interval(total.over_clusters) << " |";
-    if (paired) {
-      if (total.controller == kPairedReference || total.vs_reference.clusters == 0)
+    for (const auto& reference : references) {
+      const auto pair = std::find_if(total.paired.begin(), total.paired.end(), [&](const PairedRatio& p) { return p.reference == reference; });
+      if (pair == total.paired.end() || pair->ratio.clusters == 0)
         md << " - | - |";
       else
-        md << ' ' << fixed(total.vs_reference.geomean, 2) << "x | " << interval(total.vs_reference) << " |";
+        md << ' ' << fixed(pair->ratio.geomean, 2) << "x | " << interval(pair->ratio) << " |";
     }
     md << "\n";
   }
@@ -245,16 +253,22 @@ std::string evaluation_markdown(const EvaluationSummary& summary) {
 
 std::string evaluation_overall_csv(const EvaluationSummary& summary) {
   std::ostringstream csv;
-  csv << "controller,clusters,runs,misses,ratio,ratio_ci95_low,ratio_ci95_high,paired_reference,vs_reference,"
-         "vs_reference_ci95_low,vs_reference_ci95_high\n";
+  csv << "controller,clusters,runs,misses,ratio,ratio_ci95_low,ratio_ci95_high";
+  for (std::string reference : paired_references()) {
+    std::replace(reference.begin(), reference.end(), '-', '_');
+    csv << ",vs_" << reference << ",vs_" << reference << "_ci95_low,vs_" << reference << "_ci95_high";
+  }
+  csv << '\n';
   for (const auto& total : summary.overall) {
-    const bool has_reference = total.vs_reference.clusters > 0 && total.controller != kPairedReference;
-    const RatioInterval none;
-    const RatioInterval& vs = has_reference ? total.vs_reference : none;
     csv << csv_cell(total.controller) << ',' << total.over_clusters.clusters << ',' << total.runs << ',' << total.misses << ','
-        << exact(total.geomean_ratio) << ',' << exact(total.over_clusters.low) << ',' << exact(total.over_clusters.high) << ','
-        << (has_reference ? kPairedReference : "") << ',' << exact(vs.geomean) << ',' << exact(vs.low) << ',' << exact(vs.high)
-        << '\n';
+        << exact(total.geomean_ratio) << ',' << exact(total.over_clusters.low) << ',' << exact(total.over_clusters.high);
+    for (const std::string& reference : paired_references()) {
+      const auto pair = std::find_if(total.paired.begin(), total.paired.end(), [&](const PairedRatio& p) { return p.reference == reference; });
+      const RatioInterval none;
+      const RatioInterval& r = pair == total.paired.end() ? none : pair->ratio;
+      csv << ',' << exact(r.geomean) << ',' << exact(r.low) << ',' << exact(r.high);
+    }
+    csv << '\n';
   }
   return csv.str();
 }

@@ -2,7 +2,8 @@
 // against the hindsight oracle, the best of a log-spaced sweep of static barriers (fixed-t) on the
 // same cluster and seed, which is what a researcher gets by paying one run per T; misses counted;
 // geometric means of the time ratios over seeds and over clusters, the latter with a 95% confidence
-// interval over the clusters and paired with orchestra-lcm cluster by cluster.
+// interval over the clusters and paired cluster by cluster with orchestra-lcm and with a static T
+// tuned on other seeds.
 //
 // A run that missed the target has no time to target; its ratio uses the time it ran without
 // reaching it (its whole budget), a lower bound on what it would have needed, and it is counted
@@ -43,8 +44,12 @@ struct RatioInterval {
 };
 RatioInterval ratio_interval(const std::vector<double>& ratios);
 
-// The controller every judged one is paired with, cluster by cluster (evaluate always runs it).
-inline constexpr const char* kPairedReference = "orchestra-lcm";
+// A controller's time over a reference's, paired cluster by cluster on the same seeds (each
+// cluster's geomean ratio over the reference's), with its interval over clusters.
+struct PairedRatio {
+  std::string reference;
+  RatioInterval ratio;
+};
 
 struct ControllerScore {
   std::string controller;
@@ -53,11 +58,10 @@ struct ControllerScore {
   double geomean_ratio = 0;  // of time / oracle over the runs that have an oracle (misses at run time)
   // Per cluster: one per seed with an oracle, in seed order. Overall: each cluster's geomean_ratio.
   std::vector<double> ratios;
-  // Overall only: geomean_ratio with its interval over clusters, and the paired ratio against
-  // kPairedReference (per cluster this controller's geomean over the reference's, on the same seeds;
-  // clusters = 0 without the reference).
+  // Overall only: geomean_ratio with its interval over clusters, and the pairing with each of
+  // paired_references() judged in the same evaluation (not with itself), in that order.
   RatioInterval over_clusters;
-  RatioInterval vs_reference;
+  std::vector<PairedRatio> paired;
 };
 
 struct ClusterScore {
@@ -77,6 +81,10 @@ struct EvaluationSummary {
 // The label of the reference below, judged like any controller.
 inline constexpr const char* kStaticTunedOnOtherSeeds = "fixed-t-other-seeds";
 
+// What every controller is paired with: the heuristic the learned controller starts from (evaluate
+// always runs it), and the static T tuned on other seeds, the best static barrier without hindsight.
+inline std::vector<std::string> paired_references() { return {"orchestra-lcm", kStaticTunedOnOtherSeeds}; }
+
 // Per cluster and seed, the sweep's T that did best on the cluster's *other* seeds (fewest misses
 // there, then the smallest geometric mean of time to target, a miss at its run time; ties: the
 // smaller T), with the time that T had on this seed: what a researcher gets by tuning a static T
@@ -92,7 +100,9 @@ EvaluationSummary summarize_evaluation(const std::vector<ControllerRun>& runs);
 // Markdown: one table, a row per cluster with each judged controller's geomean ratio and misses,
 // then the geometric mean over clusters; and the oracle's T and time per cluster.
 std::string evaluation_markdown(const EvaluationSummary& summary);
-// CSV: one row per judged controller, the overall figures with their 95% intervals (above).
+// CSV: one row per judged controller, the overall figures with their 95% intervals (above); the
+// pairings in columns vs_<reference>[_ci95_low|_ci95_high], '-' in the name written as '_', empty
+// where there is nothing to pair.
 std::string evaluation_overall_csv(const EvaluationSummary& summary);
 // CSV: one row per cluster, seed and judged controller, the reference above included (ratio,
 // reached, times, the oracle's T).

@@ -91,10 +91,21 @@ TEST_CASE("evaluation: the tables hold every cluster, controller and seed") {
   CHECK(md.find("\nRanked (fewest misses, then the geometric mean): a3c 0.72x, lcm 1.57x (1 of 4 missed), "
                 "fixed-t-other-seeds 1.88x (3 of 4 missed)\n") != std::string::npos);
   CHECK(md.find("fixed-t-other-seeds: on each seed, the sweep's T that did best on the cluster's other seeds") != std::string::npos);
-  // Intervals over the two clusters; without an orchestra-lcm run there is nothing to pair with.
-  CHECK(md.find("| controller | clusters | time / oracle | 95% CI |\n") != std::string::npos);
-  CHECK(md.find("| a3c | 2 | 0.72x | ") != std::string::npos);
+  // Intervals over the two clusters. No orchestra-lcm here ("lcm" is not it), so the one pairing is
+  // with fixed-t-other-seeds: a3c's 1.05x and 0.5x over its 3.54x (sqrt(3.75 x 30 / 9)) and 1.00x.
+  CHECK(md.find("| controller | clusters | time / oracle | 95% CI | time / fixed-t-other-seeds | 95% CI |\n") != std::string::npos);
   CHECK(md.find("time / orchestra-lcm") == std::string::npos);
+  const double a_paired = std::log(std::sqrt(1.1) / std::sqrt(12.5)), b_paired = std::log(0.5);
+  const double paired_mean = (a_paired + b_paired) / 2, paired_sd = std::abs(a_paired - b_paired) / std::sqrt(2.0);
+  REQUIRE(summary.overall[0].paired.size() == 1);
+  const auto& vs_static = summary.overall[0].paired[0];
+  CHECK(vs_static.reference == "fixed-t-other-seeds");
+  CHECK(vs_static.ratio.clusters == 2);
+  CHECK(vs_static.ratio.geomean == doctest::Approx(std::exp(paired_mean)));
+  CHECK(vs_static.ratio.high == doctest::Approx(std::exp(paired_mean + 12.706 * paired_sd / std::sqrt(2.0))));
+  CHECK(md.find("| a3c | 2 | 0.72x | ") != std::string::npos);
+  CHECK(md.find("| 0.39x | ") != std::string::npos);
+  CHECK(summary.overall[2].paired.empty());  // the reference is not paired with itself
   const std::string csv = experiments::evaluation_csv(summary, runs);
   CHECK(csv.find("cluster,seed,controller,reached,time_to_target_s,run_time_s,oracle_time_s,oracle_T_ms,ratio\n") == 0);
   CHECK(csv.find("a,2,lcm,0,,27,9,400,3\n") != std::string::npos);
@@ -164,15 +175,17 @@ TEST_CASE("evaluation: 95% intervals over clusters and the pairing with orchestr
   CHECK(a3c.over_clusters.geomean == doctest::Approx(1.0));
   CHECK(a3c.over_clusters.low == doctest::Approx(std::exp(-t * ln2 / std::sqrt(3.0))));
   CHECK(a3c.over_clusters.high == doctest::Approx(std::exp(t * ln2 / std::sqrt(3.0))));
-  CHECK(a3c.vs_reference.clusters == 3);
+  REQUIRE(a3c.paired.size() == 1);  // one seed per cluster: no fixed-t-other-seeds to pair with
+  CHECK(a3c.paired[0].reference == "orchestra-lcm");
+  CHECK(a3c.paired[0].ratio.clusters == 3);
   const double paired_mean = -2 * ln2 / 3, paired_half = t * (ln2 / std::sqrt(3.0)) / std::sqrt(3.0);
-  CHECK(a3c.vs_reference.geomean == doctest::Approx(std::exp(paired_mean)));
-  CHECK(a3c.vs_reference.low == doctest::Approx(std::exp(paired_mean - paired_half)));
-  CHECK(a3c.vs_reference.high == doctest::Approx(std::exp(paired_mean + paired_half)));
+  CHECK(a3c.paired[0].ratio.geomean == doctest::Approx(std::exp(paired_mean)));
+  CHECK(a3c.paired[0].ratio.low == doctest::Approx(std::exp(paired_mean - paired_half)));
+  CHECK(a3c.paired[0].ratio.high == doctest::Approx(std::exp(paired_mean + paired_half)));
   const auto& lcm = summary.overall[1];
   CHECK(lcm.misses == 1);  // z: a miss, at its 10 s
   CHECK(lcm.over_clusters.geomean == doctest::Approx(std::exp(2 * ln2 / 3)));
-  CHECK(lcm.vs_reference.geomean == doctest::Approx(1.0));  // itself: shown as "-"
+  CHECK(lcm.paired.empty());  // not with itself: "-" in the table
 
   const std::string md = experiments::evaluation_markdown(summary);
   CHECK(md.find("| controller | clusters | time / oracle | 95% CI | time / orchestra-lcm | 95% CI |\n") != std::string::npos);
@@ -180,12 +193,13 @@ TEST_CASE("evaluation: 95% intervals over clusters and the pairing with orchestr
   CHECK(md.find("| orchestra-lcm | 3 | 1.59x | 0.59-4.29x | - | - |\n") != std::string::npos);
 
   const std::string csv = experiments::evaluation_overall_csv(summary);
-  CHECK(csv.rfind("controller,clusters,runs,misses,ratio,ratio_ci95_low,ratio_ci95_high,paired_reference,vs_reference,"
-                  "vs_reference_ci95_low,vs_reference_ci95_high\n", 0) == 0);
+  CHECK(csv.rfind("controller,clusters,runs,misses,ratio,ratio_ci95_low,ratio_ci95_high,vs_orchestra_lcm,vs_orchestra_lcm_ci95_low,"
+                  "vs_orchestra_lcm_ci95_high,vs_fixed_t_other_seeds,vs_fixed_t_other_seeds_ci95_low,vs_fixed_t_other_seeds_ci95_high\n",
+                  0) == 0);
   CHECK(csv.find("\norchestra-a3c,3,3,0,1,0.178") != std::string::npos);
-  CHECK(csv.find(",orchestra-lcm,0.629960525,0.233") != std::string::npos);
+  CHECK(csv.find(",0.629960525,0.233") != std::string::npos);
   CHECK(csv.find("\norchestra-lcm,3,3,1,1.58740105,0.587") != std::string::npos);
-  CHECK(csv.substr(csv.size() - 5) == ",,,,\n");  // LCM against itself: no pairing
+  CHECK(csv.substr(csv.size() - 7) == ",,,,,,\n");  // LCM: nothing to pair with
 
   // One cluster: a geometric mean, no interval.
   const auto one = experiments::ratio_interval({1.5});
