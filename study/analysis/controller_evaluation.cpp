@@ -34,6 +34,12 @@ const ControllerScore* find_score(const std::vector<ControllerScore>& scores, co
   return it == scores.end() ? nullptr : &*it;
 }
 
+// The pairing of `score` with `reference`, or nullptr (none judged, or the reference itself).
+const RatioInterval* find_pairing(const ControllerScore& score, const std::string& reference) {
+  const auto it = std::find_if(score.paired.begin(), score.paired.end(), [&](const PairedRatio& p) { return p.reference == reference; });
+  return it == score.paired.end() ? nullptr : &it->ratio;
+}
+
 }  // namespace
 
 RatioInterval ratio_interval(const std::vector<double>& ratios) {
@@ -240,11 +246,11 @@ std::string evaluation_markdown(const EvaluationSummary& summary) {
     md << "| " << md_cell(total.controller) << " | " << total.over_clusters.clusters << " | " << fixed(total.geomean_ratio, 2)
        << "x | " << interval(total.over_clusters) << " |";
     for (const auto& reference : references) {
-      const auto pair = std::find_if(total.paired.begin(), total.paired.end(), [&](const PairedRatio& p) { return p.reference == reference; });
-      if (pair == total.paired.end() || pair->ratio.clusters == 0)
+      const RatioInterval* pairing = find_pairing(total, reference);
+      if (!pairing || pairing->clusters == 0)
         md << " - | - |";
       else
-        md << ' ' << fixed(pair->ratio.geomean, 2) << "x | " << interval(pair->ratio) << " |";
+        md << ' ' << fixed(pairing->geomean, 2) << "x | " << interval(*pairing) << " |";
     }
     md << "\n";
   }
@@ -263,9 +269,9 @@ std::string evaluation_overall_csv(const EvaluationSummary& summary) {
     csv << csv_cell(total.controller) << ',' << total.over_clusters.clusters << ',' << total.runs << ',' << total.misses << ','
         << exact(total.geomean_ratio) << ',' << exact(total.over_clusters.low) << ',' << exact(total.over_clusters.high);
     for (const std::string& reference : paired_references()) {
-      const auto pair = std::find_if(total.paired.begin(), total.paired.end(), [&](const PairedRatio& p) { return p.reference == reference; });
       const RatioInterval none;
-      const RatioInterval& r = pair == total.paired.end() ? none : pair->ratio;
+      const RatioInterval* pairing = find_pairing(total, reference);
+      const RatioInterval& r = pairing ? *pairing : none;
       csv << ',' << exact(r.geomean) << ',' << exact(r.low) << ',' << exact(r.high);
     }
     csv << '\n';
