@@ -11,6 +11,7 @@ namespace experiments {
 namespace {
 
 const char* kEvaluateHelp = R"(usage: orchestra evaluate POLICY.pt... CONFIG... [--seeds LIST] [--sweep N | --sweep-ms LIST] [--out DIR] [--jobs N] [--plot] [--quiet]
+       orchestra evaluate POLICY.pt... --baselines-from EARLIER [--out DIR] [--jobs N] [--plot] [--quiet]
 
 Judges trained barrier policies on cluster configs: on each config and seed it runs every policy
 (orchestra-a3c), orchestra-lcm, a random controller and a log-spaced sweep of static barriers
@@ -30,6 +31,12 @@ Results of every run are kept in DIR/<cluster>/seed-<N>/<controller>/.
   --sweep-ms LIST the sweep's T values in ms instead (e.g. 100,200,400)
   --out DIR       where to write (default results/evaluate)
   --jobs N        seeds run at once in separate processes (default 1; same files)
+  --baselines-from EARLIER
+                  judge the policies on an earlier evaluation's clusters, seeds and sweep: only
+                  the policies run; orchestra-lcm's, the random controller's and the sweep's runs
+                  are copied from EARLIER (their summary.json gains copied_from). The earlier
+                  sweep must have used the first policy's move and decision interval. The tables
+                  are those a full evaluation of these policies would write
   --plot          DIR/plots/evaluation.png (each controller over the oracle, per cluster) and
                   barrier_vs_oracle.png (the first policy's T against the oracle's T), with SVGs
   --quiet         no progress output (progress goes to stderr; ORCHESTRA_PROGRESS_EVERY_S sets
@@ -37,6 +44,7 @@ Results of every run are kept in DIR/<cluster>/seed-<N>/<controller>/.
 
 example:
   orchestra evaluate pretrained/orchestra-a3c.pt configs/heldout/*.yaml --seeds 1-3 --jobs 2
+  orchestra evaluate runs/*/policy.pt --baselines-from results/evaluate --out results/candidates
 )";
 
 bool ends_with(const std::string& s, const std::string& tail) {
@@ -68,7 +76,7 @@ std::vector<double> parse_ms_list(const std::string& flag, const std::string& te
 
 int command_evaluate(const Args& args) {
   EvaluateOptions options;
-  bool seeds_given = false;
+  bool seeds_given = false, sweep_given = false;
   for (ArgCursor arg(args); arg.next();) {
     const std::string& a = arg.arg();
     if (a == "-h" || a == "--help") {
@@ -79,12 +87,16 @@ int command_evaluate(const Args& args) {
       seeds_given = true;
     } else if (a == "--sweep") {
       options.sweep_points = static_cast<int>(arg.integer(1, 64));
+      sweep_given = true;
     } else if (a == "--sweep-ms") {
       options.sweep_ms = parse_ms_list("--sweep-ms", arg.value());
+      sweep_given = true;
     } else if (a == "--out") {
       options.out_dir = arg.value();
     } else if (a == "--jobs") {
       options.jobs = static_cast<int>(arg.integer(1, 256));
+    } else if (a == "--baselines-from") {
+      options.baselines_from = arg.value();
     } else if (a == "--quiet") {
       options.quiet = true;
     } else if (a == "--plot") {
@@ -97,9 +109,14 @@ int command_evaluate(const Args& args) {
       options.configs.push_back(a);
     }
   }
-  (void)seeds_given;
-  if (options.policies.empty() || options.configs.empty())
+  if (!options.baselines_from.empty()) {
+    // The earlier evaluation fixes what the baselines ran on.
+    if (!options.configs.empty()) throw UsageError("--baselines-from takes the clusters from " + options.baselines_from + ": give no CONFIG files");
+    if (seeds_given || sweep_given) throw UsageError("--baselines-from takes the seeds and the sweep from " + options.baselines_from + ": drop --seeds, --sweep and --sweep-ms");
+    if (options.policies.empty()) throw UsageError(std::string("evaluate needs POLICY.pt files\n") + kEvaluateHelp);
+  } else if (options.policies.empty() || options.configs.empty()) {
     throw UsageError(std::string("evaluate needs POLICY.pt and CONFIG.yaml files\n") + kEvaluateHelp);
+  }
   const EvaluationResult result = run_evaluation(options);
   std::cout << evaluation_markdown(result.summary) << "results: " << result.out_dir
             << "/ (evaluation.md, evaluation.csv, evaluation_overall.csv)\n";

@@ -1,11 +1,16 @@
 #include "experiments/runner/evaluation.hpp"
 
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
+#include <map>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -56,6 +61,19 @@ std::string sweep_label(double ms) {
   return s.str();
 }
 
+// The policies judged, as entries of an experiment's policies: list.
+YAML::Node policy_entries(const EvaluateOptions& options) {
+  YAML::Node policies(YAML::NodeType::Sequence);
+  for (std::size_t i = 0; i < options.policies.size(); ++i) {
+    YAML::Node entry;
+    entry["name"] = "orchestra-a3c";
+    entry["label"] = policy_label(options.policies, i);
+    entry["policy"] = fs::absolute(options.policies[i]).lexically_normal().string();
+    policies.push_back(entry);
+  }
+  return policies;
+}
+
 // The config file with the evaluation's policies in place of its own.
 YAML::Node evaluation_config(const std::string& path, const EvaluateOptions& options, const std::vector<agents::PolicyControl>& controls,
                              const std::vector<double>& sweep) {
@@ -70,14 +88,7 @@ YAML::Node evaluation_config(const std::string& path, const EvaluateOptions& opt
     const fs::path data = root["data"]["path"].Scalar();
     if (data.is_relative()) root["data"]["path"] = fs::absolute(fs::path(path).parent_path() / data).lexically_normal().string();
   }
-  YAML::Node policies(YAML::NodeType::Sequence);
-  for (std::size_t i = 0; i < options.policies.size(); ++i) {
-    YAML::Node entry;
-    entry["name"] = "orchestra-a3c";
-    entry["label"] = policy_label(options.policies, i);
-    entry["policy"] = fs::absolute(options.policies[i]).lexically_normal().string();
-    policies.push_back(entry);
-  }
+  YAML::Node policies = policy_entries(options);
   policies.push_back(YAML::Node("orchestra-lcm"));
   YAML::Node random;
   random["name"] = "orchestra-random";
@@ -93,6 +104,145 @@ YAML::Node evaluation_config(const std::string& path, const EvaluateOptions& opt
   }
   root["policies"] = policies;
   return root;
+}
+
+
+// The keys of an entry that make its moves and windows (add_control), as text, for comparing a
+// reused evaluation's baselines with the judged policy's recorded control.
+std::map<std::string, std::string> control_keys(const YAML::Node& entry) {
+  static const char* const kKeys[] = {"move", "factor", "unit_ms", "min_T_ms", "max_T_ms", "min_T_x_start", "max_T_x_start",
+                                      "interval", "interval_rounds"};
+  std::map<std::string, std::string> keys;
+  if (!entry.IsMap()) return keys;
+  for (const char* key : kKeys)
+    if (entry[key] && entry[key].IsScalar()) {
+      std::string value = entry[key].Scalar();
+      try {  // numbers by value: 2 and 2.0 are one factor
+        std::ostringstream number;
+        number << std::setprecision(12) << entry[key].as<double>();
+        value = number.str();
+      } catch (const YAML::Exception&) {
+      }
+      keys[key] = value;
+    }
+  return keys;
+}
+
+std::string describe_control(const std::map<std::string, std::string>& keys) {
+  if (keys.empty()) return "the defaults (decisions every epoch)";
+  std::string text;
+  for (const auto& [key, value] : keys) text += (text.empty() ? "" : ", ") + key + ": " + value;
+  return text;
+}
+
+std::string entry_kind(const YAML::Node& entry) { return entry.IsMap() ? entry["name"].as<std::string>() : entry.as<std::string>(); }
+std::string entry_label(const YAML::Node& entry) {
+  return entry.IsMap() && entry["label"] ? entry["label"].as<std::string>() : entry_kind(entry);
+}
+
+// One cluster of the evaluation: the file its runs read, and with --baselines-from the file that
+// replaces it once the policies have run (every controller, so that the folder reads as a whole).
+struct ClusterPlan {
+  std::string name;
+  std::string file;
+  std::string complete_text;
+  std::vector<std::uint64_t> seeds;
+};
+
+std::string emit(const YAML::Node& node) {
+  YAML::Emitter out;
+  out << node;
+  return std::string(out.c_str()) + "\n";
+}
+
+// Every config read, and its evaluate.yaml written, before the first run.
+std::vector<ClusterPlan> plan_full_evaluation(const EvaluateOptions& options, const std::vector<agents::PolicyControl>& controls) {
+  std::set<std::string> names;
+  std::vector<ClusterPlan> plans;
+  for (const auto& path : options.configs) {
+    const ExperimentConfig config = load_config(path);
+    if (config.mode != ClusterMode::Simulated) throw common::ConfigError(path + ": evaluate runs simulated clusters (cluster.mode: simulated)");
+    if (!names.insert(cluster_name(path)).second) throw common::UsageError("two cluster configs named " + cluster_name(path) + ": rename one");
+    const std::vector<double> sweep = options.sweep_ms.empty() ? barrier_sweep(config, options.sweep_points) : options.sweep_ms;
+    const fs::path dir = fs::path(options.out_dir) / cluster_name(path);
+    fs::create_directories(dir);
+    ClusterPlan plan{cluster_name(path), (dir / "evaluate.yaml").string(), "", options.seeds};
+    common::write_file_atomic(plan.file, "# written by orchestra evaluate from " + path + "\n" + emit(evaluation_config(path, options, controls, sweep)));
+    load_config(plan.file);  // the generated policies are valid before anything runs
+    plans.push_back(std::move(plan));
+  }
+  return plans;
+}
+
+// A baseline's results folder copied from the earlier evaluation (staged, then renamed into place),
+// its summary.json saying where it came from.
+void copy_run_folder(const fs::path& from, const fs::path& to) {
+  if (!fs::exists(from / "summary.json"))
+    throw common::DataError(from.string() + ": no summary.json (an evaluation that did not finish?): run the full evaluation instead");
+  const fs::path staging = to.parent_path() / ("." + to.filename().string() + ".copy-" + std::to_string(::getpid()));
+  fs::remove_all(staging);
+  fs::create_directories(to.parent_path());
+  fs::copy(from, staging, fs::copy_options::recursive);
+  nlohmann::json summary = nlohmann::json::parse(std::ifstream(from / "summary.json"));
+  summary["copied_from"] = fs::absolute(from).lexically_normal().string();
+  common::write_file_atomic((staging / "summary.json").string(), summary.dump(2) + "\n");
+  fs::remove_all(to);
+  fs::rename(staging, to);
+}
+
+// --baselines-from FROM: FROM's clusters, seeds and sweep; its orchestra-lcm, random and fixed-t
+// runs copied; only the policies run. The baselines must have run with the first policy's moves and
+// decision interval, as a full evaluation would have run them.
+std::vector<ClusterPlan> plan_from_baselines(const EvaluateOptions& options, const std::vector<agents::PolicyControl>& controls) {
+  const fs::path from = options.baselines_from;
+  if (!options.configs.empty()) throw common::UsageError("--baselines-from takes the clusters from " + from.string() + ": give no CONFIG files");
+  if (!fs::is_directory(from)) throw common::DataError(from.string() + ": no such folder");
+  if (fs::exists(options.out_dir) && fs::equivalent(from, options.out_dir))
+    throw common::UsageError("--baselines-from " + from.string() + " and --out are one folder: give another --out");
+  std::vector<fs::path> dirs;
+  for (const auto& entry : fs::directory_iterator(from))
+    if (entry.is_directory() && fs::exists(entry.path() / "evaluate.yaml")) dirs.push_back(entry.path());
+  std::sort(dirs.begin(), dirs.end());
+  if (dirs.empty()) throw common::DataError(from.string() + ": not an evaluation (no <cluster>/evaluate.yaml)");
+  YAML::Node expected_random, expected_static;
+  add_control(expected_random, controls.front(), true);
+  add_control(expected_static, controls.front(), false);
+  std::vector<ClusterPlan> plans;
+  for (const auto& src : dirs) {
+    const std::string source = (src / "evaluate.yaml").string();
+    YAML::Node root = YAML::LoadFile(source);
+    YAML::Node baselines(YAML::NodeType::Sequence);
+    for (const auto& entry : root["policies"]) {
+      const std::string kind = entry_kind(entry);
+      if (kind == "orchestra-a3c") continue;
+      const YAML::Node& expected = kind == "orchestra-random" ? expected_random : expected_static;
+      if (kind != "orchestra-lcm" && control_keys(entry) != control_keys(expected))
+        throw common::ConfigError(source + ": " + entry_label(entry) + " ran with " + describe_control(control_keys(entry)) + ", but " +
+                                  options.policies.front() + " records " + describe_control(control_keys(expected)) +
+                                  ": run the full evaluation instead of --baselines-from");
+      baselines.push_back(entry);
+    }
+    ClusterPlan plan;
+    plan.name = src.filename().string();
+    for (const auto& s : root["seeds"]) plan.seeds.push_back(s.as<std::uint64_t>());
+    const fs::path dir = fs::path(options.out_dir) / plan.name;
+    plan.file = (dir / "evaluate.yaml").string();
+    for (std::uint64_t seed : plan.seeds)
+      for (const auto& entry : baselines) {
+        const fs::path run = fs::path("seed-" + std::to_string(seed)) / entry_label(entry);
+        copy_run_folder(src / run, dir / run);
+      }
+    const std::string header = "# written by orchestra evaluate from " + source + ": the policies ran here, the other controllers' runs were copied from there\n";
+    YAML::Node all = policy_entries(options);
+    for (const auto& entry : baselines) all.push_back(entry);
+    root["policies"] = all;
+    plan.complete_text = header + emit(root);
+    root["policies"] = policy_entries(options);  // what runs now
+    common::write_file_atomic(plan.file, header + emit(root));
+    load_config(plan.file);
+    plans.push_back(std::move(plan));
+  }
+  return plans;
 }
 
 }  // namespace
@@ -122,7 +272,8 @@ std::string policy_label(const std::vector<std::string>& paths, std::size_t inde
 
 EvaluationResult run_evaluation(const EvaluateOptions& options) {
   if (options.policies.empty()) throw common::UsageError("evaluate needs at least one policy file (POLICY.pt)");
-  if (options.configs.empty()) throw common::UsageError("evaluate needs at least one cluster config (CONFIG.yaml)");
+  if (options.configs.empty() && options.baselines_from.empty())
+    throw common::UsageError("evaluate needs at least one cluster config (CONFIG.yaml) or --baselines-from DIR");
   std::vector<agents::PolicyControl> controls;
   for (const auto& path : options.policies) {
     try {
@@ -136,38 +287,23 @@ EvaluationResult run_evaluation(const EvaluateOptions& options) {
     if (!labels.insert(policy_label(options.policies, i)).second)
       throw common::UsageError("two policies would be judged under one name (" + policy_label(options.policies, i) + "): give files in differently named folders");
   if (options.plot) find_gnuplot("gnuplot");  // no gnuplot: said before the runs, not after them
-  // Every config is read, and its evaluation written, before the first run.
-  std::set<std::string> names;
-  std::vector<std::string> generated;
-  for (const auto& path : options.configs) {
-    const ExperimentConfig config = load_config(path);
-    if (config.mode != ClusterMode::Simulated) throw common::ConfigError(path + ": evaluate runs simulated clusters (cluster.mode: simulated)");
-    if (!names.insert(cluster_name(path)).second) throw common::UsageError("two cluster configs named " + cluster_name(path) + ": rename one");
-    const std::vector<double> sweep = options.sweep_ms.empty() ? barrier_sweep(config, options.sweep_points) : options.sweep_ms;
-    const fs::path dir = fs::path(options.out_dir) / cluster_name(path);
-    fs::create_directories(dir);
-    YAML::Emitter out;
-    out << evaluation_config(path, options, controls, sweep);
-    const std::string file = (dir / "evaluate.yaml").string();
-    common::write_file_atomic(file, std::string("# written by orchestra evaluate from ") + path + "\n" + out.c_str() + "\n");
-    load_config(file);  // the generated policies are valid before anything runs
-    generated.push_back(file);
-  }
+  const std::vector<ClusterPlan> plans =
+      options.baselines_from.empty() ? plan_full_evaluation(options, controls) : plan_from_baselines(options, controls);
   // Progress on stderr, one cluster at a time (its seeds run in run_seeds, quietly).
   ProgressReporter progress(ProgressReporter::style_for(stderr, options.quiet), stderr,
                             options.quiet ? ProgressTiming{} : ProgressTiming::from_environment());
-  progress.start("evaluate", "clusters", static_cast<double>(generated.size()), 0, false);
-  for (std::size_t i = 0; i < generated.size(); ++i) {
-    progress.update(static_cast<double>(i), {{"running", cluster_name(options.configs[i])},
-                                             {"seeds", std::to_string(options.seeds.size())}});
+  progress.start("evaluate", "clusters", static_cast<double>(plans.size()), 0, false);
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    progress.update(static_cast<double>(i), {{"running", plans[i].name}, {"seeds", std::to_string(plans[i].seeds.size())}});
     RunOptions run;
-    run.out_dir = (fs::path(options.out_dir) / cluster_name(options.configs[i])).string();
-    run.seeds = options.seeds;
+    run.out_dir = (fs::path(options.out_dir) / plans[i].name).string();
+    run.seeds = plans[i].seeds;
     run.jobs = options.jobs;
     run.quiet = true;
-    run_seeds(load_config(generated[i]), run);
+    run_seeds(load_config(plans[i].file), run);
+    if (!plans[i].complete_text.empty()) common::write_file_atomic(plans[i].file, plans[i].complete_text);
   }
-  progress.update(static_cast<double>(generated.size()));
+  progress.update(static_cast<double>(plans.size()));
   progress.finish();
   EvaluationResult result;
   result.out_dir = options.out_dir;

@@ -33,6 +33,10 @@ struct EvaluateOptions {
   int jobs = 1;
   bool quiet = false;
   bool plot = false;  // DIR/plots/evaluation and barrier_vs_oracle (PNG, SVG and the gnuplot script)
+  // An earlier evaluation's folder: its clusters, seeds and sweep are taken, the runs of
+  // orchestra-lcm, the random controller and the sweep copied from it, and only the policies run
+  // (no configs then). Judging several candidates on one suite pays for the sweep once.
+  std::string baselines_from;
 };
 
 struct EvaluationResult {
@@ -49,7 +53,9 @@ std::vector<double> barrier_sweep(const ExperimentConfig& config, int points);
 std::string policy_label(const std::vector<std::string>& paths, std::size_t index);
 
 // Runs everything, writes the tables (write_evaluation_tables) and returns the judgement.
-// Throws common::ConfigError for an unreadable config or policy before anything runs.
+// Throws common::ConfigError for an unreadable config or policy, and with baselines_from for
+// baselines that ran with other moves or decision interval than the first policy records, before
+// anything runs.
 EvaluationResult run_evaluation(const EvaluateOptions& options);
 
 // Writes DIR/evaluation.md, DIR/evaluation.csv (per cluster, seed and controller) and

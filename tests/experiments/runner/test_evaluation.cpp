@@ -200,3 +200,67 @@ TEST_CASE("orchestra evaluate 2>&1 | cat: a progress line per cluster, then the 
                                           " --seeds 1 --sweep-ms 20,80 --quiet --out " + (dir / "quiet") + " 2>&1 | cat");
   CHECK(quiet.output.find("clusters (") == std::string::npos);
 }
+
+TEST_CASE("orchestra evaluate --baselines-from: only the policies run, and the tables are the full evaluation's") {
+  testing::TempDir dir;
+  testing::write_text(dir / "tiny.yaml", kTiny);
+  agents::PolicyControl control;
+  control.move = orchestra::BarrierMove::Multiplicative;
+  control.interval = orchestra::DecisionInterval::Rounds;
+  control.interval_rounds = 2;
+  for (const char* name : {"a", "b"}) {
+    torch::manual_seed(name[0]);
+    std::filesystem::create_directories(dir / name);
+    agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{orchestra::StateLayout::kStateSize, {8}}), 0, control)
+        .save(dir / (std::string(name) + "/policy.pt"));
+  }
+  const std::string policies = " " + (dir / "a/policy.pt") + " " + (dir / "b/policy.pt");
+  const auto full = testing::run_command(std::string(ORCHESTRA_BINARY) + " evaluate" + policies + " " + (dir / "tiny.yaml") +
+                                         " --seeds 1-2 --sweep-ms 10,40,160 --quiet --out " + (dir / "full"));
+  INFO(full.output);
+  REQUIRE(full.exit_code == 0);
+
+  // The same policies on the earlier evaluation's baselines, two seeds in two processes: the same
+  // tables, byte for byte.
+  const auto reuse = testing::run_command(std::string(ORCHESTRA_BINARY) + " evaluate" + policies + " --baselines-from " + (dir / "full") +
+                                          " --jobs 2 --quiet --out " + (dir / "reuse"));
+  INFO(reuse.output);
+  REQUIRE(reuse.exit_code == 0);
+  for (const char* table : {"evaluation.md", "evaluation.csv", "evaluation_overall.csv"})
+    CHECK(testing::read_text(dir / ("reuse/" + std::string(table))) == testing::read_text(dir / ("full/" + std::string(table))));
+  CHECK(reuse.output.rfind(testing::read_text(dir / "full/evaluation.md"), 0) == 0);
+  // Every controller is in the folder's evaluate.yaml, the policies first; the baselines' runs
+  // say where they came from, the policies' runs ran here.
+  const auto generated = experiments::load_config(dir / "reuse/tiny/evaluate.yaml");
+  REQUIRE(generated.policies.size() == 7);
+  CHECK(testing::read_text(dir / "reuse/tiny/evaluate.yaml").find("copied from") != std::string::npos);
+  for (const char* run : {"orchestra-lcm", "orchestra-random", "fixed-t-T_ms=40"}) {
+    const auto s = nlohmann::json::parse(testing::read_text(dir / ("reuse/tiny/seed-2/" + std::string(run) + "/summary.json")));
+    CHECK(s["copied_from"].get<std::string>() == (std::filesystem::path(dir / "full/tiny/seed-2") / run).lexically_normal().string());
+  }
+  CHECK(!nlohmann::json::parse(testing::read_text(dir / "reuse/tiny/seed-2/a3c:a/summary.json")).contains("copied_from"));
+  CHECK(std::filesystem::exists(dir / "reuse/tiny/seed-2.log"));  // the policies ran in a child process
+
+  // A policy that moves T otherwise than the baselines did: named, before anything runs.
+  control.move = orchestra::BarrierMove::Additive;
+  control.unit_ms = 150;
+  agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{orchestra::StateLayout::kStateSize, {8}}), 0, control).save(dir / "additive.pt");
+  auto bad = testing::run_command(std::string(ORCHESTRA_BINARY) + " evaluate " + (dir / "additive.pt") + " --baselines-from " + (dir / "full") +
+                                  " --out " + (dir / "bad"));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find("full/tiny/evaluate.yaml: orchestra-random ran with factor: 2, interval: rounds, interval_rounds: 2, move: multiplicative") !=
+        std::string::npos);
+  CHECK(bad.output.find("run the full evaluation instead of --baselines-from") != std::string::npos);
+  CHECK(!std::filesystem::exists(dir / "bad/tiny/seed-1"));
+  // What the earlier evaluation fixes cannot be given again, and it is not overwritten.
+  bad = testing::run_command(std::string(ORCHESTRA_BINARY) + " evaluate" + policies + " " + (dir / "tiny.yaml") + " --baselines-from " + (dir / "full"));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find("give no CONFIG files") != std::string::npos);
+  bad = testing::run_command(std::string(ORCHESTRA_BINARY) + " evaluate" + policies + " --seeds 1 --baselines-from " + (dir / "full"));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find("drop --seeds, --sweep and --sweep-ms") != std::string::npos);
+  bad = testing::run_command(std::string(ORCHESTRA_BINARY) + " evaluate" + policies + " --baselines-from " + (dir / "full") + " --out " + (dir / "full"));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find("are one folder") != std::string::npos);
+  CHECK(testing::read_text(dir / "reuse/evaluation.csv") == testing::read_text(dir / "full/evaluation.csv"));
+}
