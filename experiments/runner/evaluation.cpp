@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
-#include <map>
 #include <iostream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -105,7 +105,6 @@ YAML::Node evaluation_config(const std::string& path, const EvaluateOptions& opt
   root["policies"] = policies;
   return root;
 }
-
 
 // The keys of an entry that make its moves and windows (add_control), as text, for comparing a
 // reused evaluation's baselines with the judged policy's recorded control.
@@ -371,10 +370,8 @@ std::vector<ControllerRun> read_evaluation_runs(const std::string& out_dir) {
         ControllerRun run;
         run.cluster = dir.filename().string();
         run.seed = seed;
-        const bool named = entry.IsMap();
-        const std::string kind = named ? entry["name"].as<std::string>() : entry.as<std::string>();
-        run.controller = named && entry["label"] ? entry["label"].as<std::string>() : kind;
-        if (kind == "fixed-t") {
+        run.controller = entry_label(entry);
+        if (entry_kind(entry) == "fixed-t") {
           run.role = ControllerRole::Sweep;
           run.barrier_ms = entry["T_ms"].as<double>();
         }
