@@ -17,6 +17,8 @@ namespace {
 void validate(const BarrierControllerOptions& o) {
   if (o.source == BarrierSource::Fixed && !(std::isfinite(o.fixed_barrier_ms) && o.fixed_barrier_ms > 0))
     bad_option("fixed_barrier_ms", "a positive number of ms", o.fixed_barrier_ms);
+  if (o.source == BarrierSource::CommMultiple && !(std::isfinite(o.comm_multiple) && o.comm_multiple > 0))
+    bad_option("comm_multiple", "a positive factor", o.comm_multiple);
   if (o.max_step_spread < 0) bad_option("max_step_spread", "an integer >= 0", o.max_step_spread);
   if (o.max_local_steps < 1) bad_option("max_local_steps", "an integer >= 1", o.max_local_steps);
   if (!(std::isfinite(o.action_unit_ms) && o.action_unit_ms >= 0))
@@ -88,6 +90,13 @@ BarrierControllerOptions BarrierControllerOptions::fixed_t(double barrier_ms) {
   return options;
 }
 
+BarrierControllerOptions BarrierControllerOptions::fixed_t_x_comm(double comm_multiple) {
+  BarrierControllerOptions options;
+  options.source = BarrierSource::CommMultiple;
+  options.comm_multiple = comm_multiple;
+  return options;
+}
+
 BarrierController::BarrierController(BarrierControllerOptions options) : options_(std::move(options)) {
   validate(options_);
 }
@@ -149,6 +158,8 @@ void BarrierController::start(const env::ClusterView& cluster) {
   lcm_ = LcmResult{};
   if (options_.source == BarrierSource::Lcm) {
     run_lcm();
+  } else if (options_.source == BarrierSource::CommMultiple) {
+    barrier_ms_ = std::max(options_.comm_multiple * comm_ms_, *fastest);  // below it every tau is 1 already
   } else {
     barrier_ms_ = options_.fixed_barrier_ms;
   }

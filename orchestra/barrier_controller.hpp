@@ -12,6 +12,9 @@
 //   preliminary synchronization barrier through the Load Balancing Controller, and finally, input it
 //   to the Barrier Controller for tuning"); tau_n still follows the re-estimated t_b^n.
 // - "fixed-t" (BarrierSource::Fixed): a given T for ablations; tau_n and the shares still adapt.
+//   With BarrierSource::CommMultiple, T = a given multiple of the all-reduce time C at start (the
+//   cost model's, ClusterView::allreduce_ms), at least the fastest batch time: the rule of thumb
+//   "compute about as long as you communicate", a static baseline that needs no sweep.
 //
 // Decisions (3.1.3: "The agent will try to adjust this value at the beginning of each epoch"): with
 // `interval: epoch` (the paper, the default) an attached agent moves T at the first round of every
@@ -53,6 +56,7 @@ enum class DataPartition { Speed, Steps };
 enum class BarrierSource {
   Lcm,    // "orchestra-lcm": T* of the LCM heuristic (3.1.1)
   Fixed,  // "fixed-t": fixed_barrier_ms
+  CommMultiple,  // "fixed-t" with T_x_comm: comm_multiple times C at start
 };
 
 // When an attached agent decides, and how often t_b^n and C are re-estimated (see above).
@@ -63,6 +67,7 @@ enum class BarrierMove { Additive, Multiplicative };
 struct BarrierControllerOptions {
   BarrierSource source = BarrierSource::Lcm;
   double fixed_barrier_ms = 0;   // T for BarrierSource::Fixed (> 0); ignored otherwise
+  double comm_multiple = 0;      // T / C for BarrierSource::CommMultiple (> 0); ignored otherwise
   // B_n per worker; empty: global_batch / N (at least 1), capped by each worker's max_batch.
   std::vector<int> batch_sizes;
   // M of 3.1.1. 8 lets the paper's 2080 Ti / T4 pair (2.1x apart) reach about 16 local steps on the
@@ -101,6 +106,7 @@ struct BarrierControllerOptions {
 
   static BarrierControllerOptions orchestra_lcm() { return {}; }
   static BarrierControllerOptions fixed_t(double barrier_ms);
+  static BarrierControllerOptions fixed_t_x_comm(double comm_multiple);
 };
 
 class BarrierController final : public env::BarrierPolicy {

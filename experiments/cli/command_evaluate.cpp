@@ -10,8 +10,8 @@
 namespace experiments {
 namespace {
 
-const char* kEvaluateHelp = R"(usage: orchestra evaluate POLICY.pt... CONFIG... [--seeds LIST] [--sweep N | --sweep-ms LIST] [--out DIR] [--jobs N] [--plot] [--quiet]
-       orchestra evaluate POLICY.pt... --baselines-from EARLIER [--out DIR] [--jobs N] [--plot] [--quiet]
+const char* kEvaluateHelp = R"(usage: orchestra evaluate POLICY.pt... CONFIG... [--seeds LIST] [--sweep N | --sweep-ms LIST] [--also ENTRY]... [--out DIR] [--jobs N] [--plot] [--quiet]
+       orchestra evaluate POLICY.pt... --baselines-from EARLIER [--also ENTRY]... [--out DIR] [--jobs N] [--plot] [--quiet]
 
 Judges trained barrier policies on cluster configs: on each config and seed it runs every policy
 (orchestra-a3c), orchestra-lcm, a random controller and a log-spaced sweep of static barriers
@@ -29,6 +29,9 @@ Results of every run are kept in DIR/<cluster>/seed-<N>/<controller>/.
   --sweep N       static barriers in the sweep, log-spaced from the slowest worker's batch time
                   to 64 times it (default 8)
   --sweep-ms LIST the sweep's T values in ms instead (e.g. 100,200,400)
+  --also ENTRY    one more controller judged beside the policies, as a YAML policy entry, e.g.
+                  '{name: fixed-t, label: t-is-comm, T_x_comm: 1}' (T = the all-reduce time) or
+                  mllsgd; a fixed-t without interval: gets the first policy's, as the sweep does
   --out DIR       where to write (default results/evaluate)
   --jobs N        seeds run at once in separate processes (default 1; same files)
   --baselines-from EARLIER
@@ -95,6 +98,8 @@ int command_evaluate(const Args& args) {
       options.out_dir = arg.value();
     } else if (a == "--jobs") {
       options.jobs = static_cast<int>(arg.integer(1, 256));
+    } else if (a == "--also") {
+      options.also.push_back(arg.value());
     } else if (a == "--baselines-from") {
       options.baselines_from = arg.value();
     } else if (a == "--quiet") {

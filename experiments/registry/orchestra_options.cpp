@@ -46,8 +46,15 @@ orchestra::BarrierControllerOptions read_barrier_options(common::YamlReader& r, 
   o.source = source;
   if (source == orchestra::BarrierSource::Fixed) o.fixed_barrier_ms = 1.0;
   if (source == orchestra::BarrierSource::Fixed) {
-    if (!r.has("T_ms")) r.fail("T_ms", "required key is missing (fixed-t needs the barrier T in ms, e.g. T_ms: 250)");
-    o.fixed_barrier_ms = r.real("T_ms", 0.0, 0.0, kHuge, true);
+    // T_ms, or T_x_comm: T as a multiple of the all-reduce time (BarrierSource::CommMultiple).
+    if (r.has("T_ms") && r.has("T_x_comm")) r.fail("T_x_comm", "give either T_ms or T_x_comm, not both");
+    if (r.has("T_x_comm")) {
+      o.source = orchestra::BarrierSource::CommMultiple;
+      o.comm_multiple = r.real("T_x_comm", 0.0, 0.0, 1e6, true);
+    } else {
+      if (!r.has("T_ms")) r.fail("T_ms", "required key is missing (fixed-t needs the barrier T in ms, e.g. T_ms: 250, or T_x_comm: 1)");
+      o.fixed_barrier_ms = r.real("T_ms", 0.0, 0.0, kHuge, true);
+    }
   }
   o.batch_sizes = read_batch_sizes(r, config);
   o.max_step_spread = static_cast<int>(r.integer("M", o.max_step_spread, 0, kMaxSteps));

@@ -61,17 +61,46 @@ std::string sweep_label(double ms) {
   return s.str();
 }
 
-// The policies judged, as entries of an experiment's policies: list.
-YAML::Node policy_entries(const EvaluateOptions& options) {
-  YAML::Node policies(YAML::NodeType::Sequence);
+std::string entry_kind(const YAML::Node& entry) { return entry.IsMap() ? entry["name"].as<std::string>() : entry.as<std::string>(); }
+std::string entry_label(const YAML::Node& entry) {
+  return entry.IsMap() && entry["label"] ? entry["label"].as<std::string>() : entry_kind(entry);
+}
+
+// A point of the sweep of static barriers, by its label: a judged fixed-t (--also) is not one.
+bool is_sweep_point(const YAML::Node& entry) {
+  return entry.IsMap() && entry_kind(entry) == "fixed-t" && entry["T_ms"] && entry_label(entry) == sweep_label(entry["T_ms"].as<double>());
+}
+
+// What an evaluation judges the policies against: orchestra-lcm, the random controller, the sweep.
+bool is_baseline(const YAML::Node& entry) {
+  const std::string kind = entry_kind(entry);
+  return kind == "orchestra-lcm" || kind == "orchestra-random" || is_sweep_point(entry);
+}
+
+// The controllers judged, as entries of an experiment's policies: list: the policies, then the
+// --also entries (a fixed-t among them with the policy's decision interval, as the sweep has it).
+YAML::Node judged_entries(const EvaluateOptions& options, const agents::PolicyControl& control) {
+  YAML::Node judged(YAML::NodeType::Sequence);
   for (std::size_t i = 0; i < options.policies.size(); ++i) {
     YAML::Node entry;
     entry["name"] = "orchestra-a3c";
     entry["label"] = policy_label(options.policies, i);
     entry["policy"] = fs::absolute(options.policies[i]).lexically_normal().string();
-    policies.push_back(entry);
+    judged.push_back(entry);
   }
-  return policies;
+  for (const auto& text : options.also) {
+    YAML::Node entry;
+    try {
+      entry = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+      throw common::UsageError("--also " + text + ": not a policy entry (" + e.msg + ")");
+    }
+    if (!(entry.IsScalar() || (entry.IsMap() && entry["name"] && entry["name"].IsScalar())))
+      throw common::UsageError("--also " + text + ": expected a policy name or a map with name: (e.g. '{name: fixed-t, T_x_comm: 1}')");
+    if (entry.IsMap() && entry_kind(entry) == "fixed-t" && !entry["interval"]) add_control(entry, control, false);
+    judged.push_back(entry);
+  }
+  return judged;
 }
 
 // The config file with the evaluation's policies in place of its own.
@@ -88,7 +117,7 @@ YAML::Node evaluation_config(const std::string& path, const EvaluateOptions& opt
     const fs::path data = root["data"]["path"].Scalar();
     if (data.is_relative()) root["data"]["path"] = fs::absolute(fs::path(path).parent_path() / data).lexically_normal().string();
   }
-  YAML::Node policies = policy_entries(options);
+  YAML::Node policies = judged_entries(options, controls.front());
   policies.push_back(YAML::Node("orchestra-lcm"));
   YAML::Node random;
   random["name"] = "orchestra-random";
@@ -132,11 +161,6 @@ std::string describe_control(const std::map<std::string, std::string>& keys) {
   std::string text;
   for (const auto& [key, value] : keys) text += (text.empty() ? "" : ", ") + key + ": " + value;
   return text;
-}
-
-std::string entry_kind(const YAML::Node& entry) { return entry.IsMap() ? entry["name"].as<std::string>() : entry.as<std::string>(); }
-std::string entry_label(const YAML::Node& entry) {
-  return entry.IsMap() && entry["label"] ? entry["label"].as<std::string>() : entry_kind(entry);
 }
 
 // One cluster of the evaluation: the file its runs read, and with --baselines-from the file that
@@ -213,7 +237,7 @@ std::vector<ClusterPlan> plan_from_baselines(const EvaluateOptions& options, con
     YAML::Node baselines(YAML::NodeType::Sequence);
     for (const auto& entry : root["policies"]) {
       const std::string kind = entry_kind(entry);
-      if (kind == "orchestra-a3c") continue;
+      if (!is_baseline(entry)) continue;  // the earlier judged controllers are not copied
       const YAML::Node& expected = kind == "orchestra-random" ? expected_random : expected_static;
       if (kind != "orchestra-lcm" && control_keys(entry) != control_keys(expected))
         throw common::ConfigError(source + ": " + entry_label(entry) + " ran with " + describe_control(control_keys(entry)) + ", but " +
@@ -232,11 +256,11 @@ std::vector<ClusterPlan> plan_from_baselines(const EvaluateOptions& options, con
         copy_run_folder(src / run, dir / run);
       }
     const std::string header = "# written by orchestra evaluate from " + source + ": the policies ran here, the other controllers' runs were copied from there\n";
-    YAML::Node all = policy_entries(options);
+    YAML::Node all = judged_entries(options, controls.front());
     for (const auto& entry : baselines) all.push_back(entry);
     root["policies"] = all;
     plan.complete_text = header + emit(root);
-    root["policies"] = policy_entries(options);  // what runs now
+    root["policies"] = judged_entries(options, controls.front());  // what runs now
     common::write_file_atomic(plan.file, header + emit(root));
     load_config(plan.file);
     plans.push_back(std::move(plan));
@@ -281,10 +305,14 @@ EvaluationResult run_evaluation(const EvaluateOptions& options) {
       throw common::ConfigError(e.what());
     }
   }
-  std::set<std::string> labels;
-  for (std::size_t i = 0; i < options.policies.size(); ++i)
-    if (!labels.insert(policy_label(options.policies, i)).second)
-      throw common::UsageError("two policies would be judged under one name (" + policy_label(options.policies, i) + "): give files in differently named folders");
+  // Every judged controller under its own name, none of them a baseline's.
+  std::set<std::string> labels{"orchestra-lcm", "orchestra-random", "fixed-t-other-seeds"};
+  for (const auto& entry : judged_entries(options, controls.front())) {
+    const std::string label = entry_label(entry);
+    if (label.rfind("fixed-t-T_ms=", 0) == 0 || !labels.insert(label).second)
+      throw common::UsageError("two controllers would be judged under one name (" + label +
+                               "): give policy files in differently named folders, or an --also entry its own label:");
+  }
   if (options.plot) find_gnuplot("gnuplot");  // no gnuplot: said before the runs, not after them
   const std::vector<ClusterPlan> plans =
       options.baselines_from.empty() ? plan_full_evaluation(options, controls) : plan_from_baselines(options, controls);
@@ -371,7 +399,7 @@ std::vector<ControllerRun> read_evaluation_runs(const std::string& out_dir) {
         run.cluster = dir.filename().string();
         run.seed = seed;
         run.controller = entry_label(entry);
-        if (entry_kind(entry) == "fixed-t") {
+        if (is_sweep_point(entry)) {
           run.role = ControllerRole::Sweep;
           run.barrier_ms = entry["T_ms"].as<double>();
         }

@@ -37,6 +37,10 @@ struct EvaluateOptions {
   // orchestra-lcm, the random controller and the sweep copied from it, and only the policies run
   // (no configs then). Judging several candidates on one suite pays for the sweep once.
   std::string baselines_from;
+  // More controllers judged beside the policies, as YAML policy entries, e.g.
+  // "{name: fixed-t, label: t-is-comm, T_x_comm: 1}"; a fixed-t without interval: gets the first
+  // policy's decision interval, as the sweep does. With baselines_from they run too.
+  std::vector<std::string> also;
 };
 
 struct EvaluationResult {

@@ -403,6 +403,24 @@ TEST_CASE("fixed-t: T stays as given, tau and shares follow the measured times")
   CHECK(big.local_steps()[0] == 64);  // max_local_steps caps every tau
 }
 
+TEST_CASE("fixed-t with T_x_comm: T is that multiple of the all-reduce time C, at least the fastest step") {
+  auto fake = cluster_a();  // C = 5 ms, batch times 10 / 21 / 21 / 21 ms
+  BarrierController c(BarrierControllerOptions::fixed_t_x_comm(8));
+  c.start(fake->view);
+  CHECK(c.name() == "fixed-t");
+  CHECK(c.barrier_ms() == doctest::Approx(40));
+  CHECK(c.local_steps() == std::vector<int>{4, 1, 1, 1});
+  feed_epoch(c, {20, 21, 21, 21}, 5, 0, 0);
+  CHECK(c.barrier_ms() == doctest::Approx(40));  // static: measured rounds change tau, not T
+  CHECK(c.local_steps() == std::vector<int>{2, 1, 1, 1});
+
+  BarrierController cheap(BarrierControllerOptions::fixed_t_x_comm(1));
+  cheap.start(fake->view);
+  CHECK(cheap.barrier_ms() == doctest::Approx(10));  // 5 ms is below the fastest step: every tau is 1 either way
+  CHECK_THROWS_WITH_AS(BarrierController(BarrierControllerOptions::fixed_t_x_comm(0)), doctest::Contains("comm_multiple: expected a positive factor"),
+                       std::invalid_argument);
+}
+
 TEST_CASE("partition: steps leaves the split to the environment (empty data_shares)") {
   auto fake = cluster_a();
   BarrierControllerOptions options;

@@ -103,6 +103,13 @@ TEST_CASE("orchestra-lcm and fixed-t: keys set from YAML") {
   CHECK(f.options().source == orchestra::BarrierSource::Fixed);
   CHECK(f.options().fixed_barrier_ms == 30);
   CHECK(f.options().batch_sizes == std::vector<int>{8, 8, 8});
+
+  const auto by_comm = build("{name: fixed-t, T_x_comm: 1.5}");
+  const auto& c = dynamic_cast<const orchestra::BarrierController&>(*by_comm.policy);
+  CHECK(c.name() == "fixed-t");
+  CHECK(c.options().source == orchestra::BarrierSource::CommMultiple);
+  CHECK(c.options().comm_multiple == 1.5);
+  CHECK(by_comm.resolved["T_x_comm"] == 1.5);
 }
 
 TEST_CASE("orchestra-lcm and fixed-t: bad keys name file:line and the key") {
@@ -110,6 +117,9 @@ TEST_CASE("orchestra-lcm and fixed-t: bad keys name file:line and the key") {
   check_error("fixed-t", "policies[0].T_ms: required key is missing");
   check_error("{name: fixed-t, T_ms: 0}", "x.yaml:20: policies[0].T_ms: expected a number > 0, got 0");
   check_error("{name: fixed-t, T_ms: 30, rerun_lcm: true}", "policies[0].rerun_lcm: unknown key");
+  check_error("{name: fixed-t, T_ms: 30, T_x_comm: 1}", "x.yaml:20: policies[0].T_x_comm: give either T_ms or T_x_comm, not both");
+  check_error("{name: fixed-t, T_x_comm: 0}", "policies[0].T_x_comm: expected a number > 0 and <= 1e+06, got 0");
+  check_error("{name: orchestra-lcm, T_x_comm: 1}", "policies[0].T_x_comm: unknown key");
   check_error("{name: fixed-t, T_ms: 30, objective: idle}", "policies[0].objective: unknown key");
   check_error("{name: orchestra-lcm, objective: fastest}",
               "policies[0].objective: expected one of utilization, idle, got 'fastest'");
