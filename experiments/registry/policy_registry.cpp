@@ -139,7 +139,7 @@ const std::vector<PolicyKind>& policy_registry() {
       {"lb-bsp", "LB-BSP: batches follow an EMA of measured speeds", make_lb_bsp, Aggregation::GradientAllReduce},
       {"orchestra-lcm", "Orchestra: barrier T from the LCM heuristic, speed-proportional data", make_orchestra_lcm,
        Aggregation::ModelAverage, {"batch_sizes"}},
-      {"fixed-t", "a given barrier T (T_ms), for ablations and oracle sweeps", make_fixed_t, Aggregation::ModelAverage, {"batch_sizes"}},
+      {"fixed-t", "a given barrier T (T_ms, or T_x_comm times the all-reduce time), for ablations and oracle sweeps", make_fixed_t, Aggregation::ModelAverage, {"batch_sizes"}},
       {"orchestra-a3c", "Orchestra: a trained A3C policy moves T (default: the pretrained one, every round)", make_a3c_policy, Aggregation::ModelAverage, {"batch_sizes"}},
       {"orchestra-random", "T moved by a uniformly random action at each decision (the A3C ablation)", make_random_barrier_policy,
        Aggregation::ModelAverage, {"batch_sizes"}},
