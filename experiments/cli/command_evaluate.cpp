@@ -31,12 +31,12 @@ Results of every run are kept in DIR/<cluster>/seed-<N>/<controller>/.
   --sweep-ms LIST the sweep's T values in ms instead (e.g. 100,200,400)
   --also ENTRY    one more controller judged beside the policies, as a YAML policy entry, e.g.
                   '{name: fixed-t, label: t-is-comm, T_x_comm: 1}' (T = the all-reduce time) or
-                  mllsgd; a fixed-t without interval: gets the first policy's, as the sweep does
+                  dsgd; a fixed-t without interval: gets the first policy's, as the sweep does
   --out DIR       where to write (default results/evaluate)
   --jobs N        seeds run at once in separate processes (default 1; same files)
   --baselines-from EARLIER
                   judge the policies on an earlier evaluation's clusters, seeds and sweep: only
-                  the policies run; orchestra-lcm's, the random controller's and the sweep's runs
+                  the policies (and --also entries) run; orchestra-lcm's, the random controller's and the sweep's runs
                   are copied from EARLIER (their summary.json gains copied_from). The earlier
                   sweep must have used the first policy's move and decision interval. The tables
                   are those a full evaluation of these policies would write
