@@ -36,10 +36,10 @@ Results of every run are kept in DIR/<cluster>/seed-<N>/<controller>/.
   --jobs N        seeds run at once in separate processes (default 1; same files)
   --baselines-from EARLIER
                   judge the policies on an earlier evaluation's clusters, seeds and sweep: only
-                  the policies (and --also entries) run; orchestra-lcm's, the random controller's and the sweep's runs
-                  are copied from EARLIER (their summary.json gains copied_from). The earlier
-                  sweep must have used the first policy's move and decision interval. The tables
-                  are those a full evaluation of these policies would write
+                  the policies (and --also entries) run; orchestra-lcm's, the random
+                  controller's and the sweep's runs are copied from EARLIER (their summary.json
+                  gains copied_from). The earlier sweep must have used the first policy's move
+                  and decision interval. The tables are those a full evaluation would write
   --plot          DIR/plots/evaluation.png (each controller over the oracle, per cluster) and
                   barrier_vs_oracle.png (the first policy's T against the oracle's T), with SVGs
   --quiet         no progress output (progress goes to stderr; ORCHESTRA_PROGRESS_EVERY_S sets
