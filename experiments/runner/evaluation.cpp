@@ -255,7 +255,7 @@ std::vector<ClusterPlan> plan_from_baselines(const EvaluateOptions& options, con
         const fs::path run = fs::path("seed-" + std::to_string(seed)) / entry_label(entry);
         copy_run_folder(src / run, dir / run);
       }
-    const std::string header = "# written by orchestra evaluate from " + source + ": the policies ran here, the other controllers' runs were copied from there\n";
+    const std::string header = "# written by orchestra evaluate from " + source + ": the judged controllers ran here, the baselines' runs were copied from there\n";
     YAML::Node all = judged_entries(options, controls.front());
     for (const auto& entry : baselines) all.push_back(entry);
     root["policies"] = all;
