@@ -152,6 +152,8 @@ DrawnCluster draw_cluster(const ClusterDistribution& d, std::uint64_t seed, int 
   for (int i = 0; i < n; ++i)
     samples_per_round += static_cast<double>(lcm.local_steps[static_cast<std::size_t>(i)]) *
                          std::min(equal, out.cluster.workers[static_cast<std::size_t>(i)].max_batch);
+  out.reference_barrier_ms = lcm.barrier_ms;
+  out.reference_comm_ms = comm_ms;
   out.reference_round_s = (lcm.barrier_ms + comm_ms) / 1000.0;
   out.reference_epoch_s = std::ceil(static_cast<double>(std::max<std::int64_t>(train_samples, 1)) / samples_per_round) * out.reference_round_s;
 

@@ -76,6 +76,10 @@ struct DrawnCluster {
   env::NetworkSpec network;
   double reference_round_s = 0;
   double reference_epoch_s = 0;
+  // The two parts of the reference round: LCM's T* and the all-reduce C, in ms. Their ratio C / T*
+  // says how communication-bound the cluster is at LCM's barrier, where the controller starts.
+  double reference_barrier_ms = 0;
+  double reference_comm_ms = 0;
 };
 
 // Throws std::invalid_argument naming the field for an empty or inverted range, a probability

@@ -26,6 +26,24 @@ std::int64_t ArgCursor::integer(std::int64_t min, std::int64_t max) {
   return v;
 }
 
+double ArgCursor::number(double min, double max) {
+  const std::string flag = arg();
+  const std::string& text = value();
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (text.empty() || used != text.size() || !(v >= min && v <= max)) {
+    std::ostringstream msg;
+    msg << flag << ": expected a number in [" << min << ", " << max << "], got '" << text << "'";
+    throw UsageError(msg.str());
+  }
+  return v;
+}
+
 std::vector<std::uint64_t> parse_seed_list(const std::string& flag, const std::string& value) {
   const auto bad = [&](const std::string& why) { throw UsageError(flag + ": " + why + ", got '" + value + "'"); };
   const auto number = [&](const std::string& text) -> std::uint64_t {

@@ -27,6 +27,8 @@ class ArgCursor {
   const std::string& value();
   // The value as an integer in [min, max]; UsageError naming the flag otherwise.
   std::int64_t integer(std::int64_t min, std::int64_t max);
+  // The value after the current flag as a number in [min, max]; UsageError naming the flag otherwise.
+  double number(double min, double max);
 
  private:
   const Args& args_;

@@ -14,7 +14,7 @@
 namespace experiments {
 namespace {
 
-const char* kDrawHelp = R"(usage: orchestra draw TRAIN_CONFIG [--count N] [--seed S] [--out DIR] [--quiet]
+const char* kDrawHelp = R"(usage: orchestra draw TRAIN_CONFIG [--count N] [--seed S] [--min-comm-ratio R] [--out DIR] [--quiet]
 
 Draws clusters from a training config's distribution (its clusters: key, as the A3C agents do for
 every episode) and writes each as an experiment config, DIR/drawn-<seed>.yaml: the workload of the
@@ -29,12 +29,18 @@ names files relative to itself must be drawn into its own folder.
 
   --count N   clusters to draw (default 8)
   --seed S    the first cluster's seed; the others take S+1, S+2, ... (default 1000)
+  --min-comm-ratio R
+              keep only clusters whose all-reduce takes at least R times LCM's T* (nominal: equal
+              batch split, the cost model), skipping the seeds of the others: a communication-bound
+              stratum, where the best barrier lies far above T*. Plain draws rarely hold such
+              clusters, so a validation set without this stratum never asks a controller to raise T
   --out DIR   where to write (default results/drawn)
   --quiet     no listing of what was written
 
 example:
   orchestra draw configs/a3c_general.yaml --count 8 --seed 1000 --out results/validation
   orchestra evaluate results/a3c_general/snapshots/*.pt results/validation/*.yaml --seeds 1-2
+  orchestra draw configs/a3c_general.yaml --count 12 --seed 5000 --min-comm-ratio 8 --out results/validation-comm
 )";
 
 }  // namespace
@@ -43,6 +49,7 @@ int command_draw(const Args& args) {
   std::string config_path, out_dir = "results/drawn";
   std::int64_t count = 8, seed = 1000;
   bool quiet = false;
+  DrawFilter filter;
   for (ArgCursor arg(args); arg.next();) {
     const std::string& a = arg.arg();
     if (arg.is_help()) {
@@ -52,6 +59,8 @@ int command_draw(const Args& args) {
       count = arg.integer(1, 10000);
     } else if (a == "--seed") {
       seed = arg.integer(0, std::numeric_limits<std::int64_t>::max() - 10000);
+    } else if (a == "--min-comm-ratio") {
+      filter.min_comm_over_barrier = arg.number(0, 1e6);
     } else if (a == "--out") {
       out_dir = arg.value();
     } else if (a == "--quiet") {
@@ -66,7 +75,7 @@ int command_draw(const Args& args) {
   }
   if (config_path.empty()) throw UsageError(std::string("draw needs TRAIN_CONFIG\n") + kDrawHelp);
   const TrainConfig config = load_train_config(config_path);
-  const auto drawn = draw_cluster_configs(config, static_cast<std::uint64_t>(seed), static_cast<int>(count));
+  const auto drawn = draw_cluster_configs(config, static_cast<std::uint64_t>(seed), static_cast<int>(count), filter);
   std::filesystem::create_directories(out_dir);
   for (const auto& d : drawn) {
     const std::string path = out_dir + "/" + d.name + ".yaml";
@@ -74,7 +83,8 @@ int command_draw(const Args& args) {
     common::write_file_atomic(path, d.yaml);
     if (!quiet)
       std::cout << path << ": " << d.cluster.cluster.num_workers() << " workers, " << d.cluster.cluster.num_servers() << " servers, "
-                << d.cluster.cluster.perturbations.size() << " perturbations\n";
+                << d.cluster.cluster.perturbations.size() << " perturbations, all-reduce "
+                << d.cluster.reference_comm_ms / d.cluster.reference_barrier_ms << " x LCM's T*\n";
   }
   return 0;
 }

@@ -52,19 +52,6 @@ example:
   orchestra balance host-a.json   # or first gather every host's worker entry in one file
 )";
 
-double parse_fraction(const std::string& flag, const std::string& value) {
-  std::size_t used = 0;
-  double v = -1;
-  try {
-    v = std::stod(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (value.empty() || used != value.size() || !(v >= 0.0 && v <= 0.5))
-    throw UsageError(flag + ": expected a number in [0, 0.5], got '" + value + "'");
-  return v;
-}
-
 std::string host_name() {
   char buf[256] = {};
   if (::gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return "this-host";
@@ -114,7 +101,7 @@ int command_profile(const Args& args) {
     } else if (a == "--repetitions") {
       options.repetitions = static_cast<int>(arg.integer(1, 1000));
     } else if (a == "--trim") {
-      options.trim_fraction = parse_fraction(a, value());
+      options.trim_fraction = arg.number(0, 0.5);
     } else if (a == "--threads") {
       threads = static_cast<int>(arg.integer(1, 256));
     } else if (a == "--global-batch") {

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <sstream>
@@ -103,19 +104,32 @@ std::string drawn_cluster_yaml(const orchestra::DrawnCluster& drawn, const std::
   return y.str();
 }
 
-std::vector<DrawnClusterConfig> draw_cluster_configs(const TrainConfig& config, std::uint64_t first_seed, int count) {
+std::vector<DrawnClusterConfig> draw_cluster_configs(const TrainConfig& config, std::uint64_t first_seed, int count,
+                                                     const DrawFilter& filter) {
   if (!config.distribution) throw common::ConfigError(config.file + ": clusters: the config has no cluster distribution to draw from");
   if (config.experiments.empty()) throw common::ConfigError(config.file + ": experiments: no workload to run the drawn clusters on");
   const std::string& workload = config.experiments.front();
   const ExperimentConfig exp = load_config(workload);
   // The training environment draws with the workload's global batch and training-set size.
   const std::int64_t samples = env::load_dataset(exp.data, exp.seed).train.size();
+  const auto keep = [&](const orchestra::DrawnCluster& c) {
+    return c.reference_comm_ms >= filter.min_comm_over_barrier * c.reference_barrier_ms;
+  };
+  const std::uint64_t max_tries = static_cast<std::uint64_t>(std::max(count, 0)) * static_cast<std::uint64_t>(std::max(filter.max_tries_per_cluster, 1));
   std::vector<DrawnClusterConfig> out;
-  for (int k = 0; k < count; ++k) {
+  for (std::uint64_t tried = 0; static_cast<int>(out.size()) < count; ++tried) {
+    if (tried >= max_tries) {
+      std::ostringstream msg;
+      msg << config.file << ": clusters: only " << out.size() << " of " << tried << " clusters drawn from seed " << first_seed
+          << " have an all-reduce of at least " << filter.min_comm_over_barrier << " times LCM's T*; " << count
+          << " were asked for (a lower ratio, or a distribution with slower networks or larger messages)";
+      throw common::ConfigError(msg.str());
+    }
     DrawnClusterConfig d;
-    d.seed = first_seed + static_cast<std::uint64_t>(k);
+    d.seed = first_seed + tried;
     d.name = "drawn-" + std::to_string(d.seed);
     d.cluster = orchestra::draw_cluster(*config.distribution, d.seed, exp.global_batch, samples);
+    if (!keep(d.cluster)) continue;
     d.yaml = drawn_cluster_yaml(d.cluster, workload, d.name,
                                 "A cluster drawn from the distribution of " + config.file + " (clusters:, seed " + std::to_string(d.seed) +
                                     ") on the workload of " + workload + " (orchestra draw).");

@@ -26,11 +26,28 @@ struct DrawnClusterConfig {
   std::string yaml;   // a complete experiment config (loads with load_config)
 };
 
+// Which drawn clusters to keep. A stratum of the distribution, for validation sets that must hold
+// cases the plain draw rarely gives: communication-bound clusters (an all-reduce many times LCM's
+// T*, where the best barrier lies far above the controller's start) are a few percent of the
+// a3c_general distribution, so 12 plain draws may hold none, and snapshots chosen on them are never
+// asked to raise T.
+struct DrawFilter {
+  // Keep a cluster only if its all-reduce takes at least this many times LCM's T*, both nominal
+  // (DrawnCluster::reference_comm_ms / reference_barrier_ms). 0 keeps every cluster.
+  double min_comm_over_barrier = 0;
+  // Seeds tried per cluster asked for before giving up with a clear error.
+  int max_tries_per_cluster = 10000;
+};
+
 // `count` clusters drawn with seeds first_seed, first_seed + 1, ...; the same seeds give the same
-// files. The workload is config.experiments.front(); its cluster and network are replaced (the
-// drawn times depend on its global batch and training-set size, as in the training environment).
-// Throws common::ConfigError when the config has no `clusters:` distribution.
-std::vector<DrawnClusterConfig> draw_cluster_configs(const TrainConfig& config, std::uint64_t first_seed, int count);
+// files. With a filter, seeds whose cluster it rejects are skipped (a kept cluster is still
+// drawn-<its seed>, the same file the unfiltered draw writes for that seed). The workload is
+// config.experiments.front(); its cluster and network are replaced (the drawn times depend on its
+// global batch and training-set size, as in the training environment). Throws common::ConfigError
+// when the config has no `clusters:` distribution, or when the filter keeps fewer than `count`
+// clusters within count * max_tries_per_cluster seeds.
+std::vector<DrawnClusterConfig> draw_cluster_configs(const TrainConfig& config, std::uint64_t first_seed, int count,
+                                                     const DrawFilter& filter = {});
 
 // The experiment config of one drawn cluster on the workload in `workload_path`. Numbers are
 // written so that they read back to the same doubles (shortest round-trip form); link bandwidths

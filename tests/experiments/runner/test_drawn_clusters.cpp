@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include "common/errors.hpp"
 #include "experiments/config/config.hpp"
 #include "experiments/runner/drawn_cluster_config.hpp"
 #include "experiments/runner/train_config.hpp"
@@ -80,6 +81,44 @@ TEST_CASE("orchestra draw: a drawn cluster written as a config reads back as the
   CHECK(drawn[0].yaml != drawn[1].yaml);
 }
 
+TEST_CASE("orchestra draw: --min-comm-ratio keeps exactly the communication-bound seeds, each as the plain draw writes it") {
+  const experiments::TrainConfig train = experiments::load_train_config(kTrainConfig);
+  const double ratio = 8;
+  const auto kept = experiments::draw_cluster_configs(train, 5000, 3, experiments::DrawFilter{ratio, 10000});
+  REQUIRE(kept.size() == 3);
+  // Every seed from the first to the last kept one was drawn: kept iff its all-reduce is at least
+  // `ratio` times LCM's T*; the kept files are the unfiltered draw's, byte for byte.
+  const auto plain = experiments::draw_cluster_configs(train, 5000, static_cast<int>(kept.back().seed - 5000 + 1));
+  std::size_t next = 0;
+  int skipped = 0;
+  for (const auto& d : plain) {
+    CAPTURE(d.name);
+    const orchestra::DrawnCluster& c = d.cluster;
+    REQUIRE(c.reference_barrier_ms > 0);
+    // The reference round is these two parts (cluster_distribution.hpp).
+    CHECK(c.reference_round_s == doctest::Approx((c.reference_barrier_ms + c.reference_comm_ms) / 1000.0));
+    const bool comm_bound = c.reference_comm_ms >= ratio * c.reference_barrier_ms;
+    if (next < kept.size() && kept[next].seed == d.seed) {
+      CHECK(comm_bound);
+      CHECK(kept[next].yaml == d.yaml);
+      ++next;
+    } else {
+      CHECK_FALSE(comm_bound);
+      ++skipped;
+    }
+  }
+  CHECK(next == kept.size());
+  CHECK(skipped > 0);  // a stratum, not the whole distribution: some seeds were skipped
+  // Asked for more than the distribution gives within the tries: one clear error, naming the file.
+  try {
+    experiments::draw_cluster_configs(train, 5000, 2, experiments::DrawFilter{1e6, 3});
+    FAIL("expected a ConfigError");
+  } catch (const common::ConfigError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("a3c_general.yaml: clusters: only 0 of 6 clusters") != std::string::npos);
+  }
+}
+
 TEST_CASE("orchestra draw: the command writes the configs; a config without clusters: is one clear line") {
   testing::TempDir tmp;
   const auto ok = testing::run_command(std::string(ORCHESTRA_BINARY) + " draw " + kTrainConfig + " --count 2 --seed 7 --out " + tmp / "v");
@@ -89,6 +128,16 @@ TEST_CASE("orchestra draw: the command writes the configs; a config without clus
   CHECK(testing::read_text(tmp / "v/drawn-8.yaml") == expected[1].yaml);
   CHECK_FALSE(std::filesystem::exists(tmp / "v/drawn-9.yaml"));
   CHECK_NOTHROW(experiments::load_config(tmp / "v/drawn-7.yaml"));
+
+  const auto filtered = testing::run_command(std::string(ORCHESTRA_BINARY) + " draw " + kTrainConfig +
+                                             " --count 1 --seed 5000 --min-comm-ratio 8 --out " + tmp / "c");
+  REQUIRE_MESSAGE(filtered.exit_code == 0, filtered.output);
+  const auto comm = experiments::draw_cluster_configs(experiments::load_train_config(kTrainConfig), 5000, 1, experiments::DrawFilter{8, 10000});
+  CHECK(testing::read_text(tmp / ("c/" + comm[0].name + ".yaml")) == comm[0].yaml);
+  CHECK(filtered.output.find("x LCM's T*") != std::string::npos);
+  const auto not_a_number = testing::run_command(std::string(ORCHESTRA_BINARY) + " draw " + kTrainConfig + " --min-comm-ratio lots --out " + tmp / "n");
+  CHECK(not_a_number.exit_code != 0);
+  CHECK(not_a_number.output.find("--min-comm-ratio: expected a number") != std::string::npos);
 
   const auto bad = testing::run_command(std::string(ORCHESTRA_BINARY) + " draw " + ORCHESTRA_SOURCE_DIR + "/configs/a3c_train.yaml --out " + tmp / "w");
   CHECK(bad.exit_code != 0);
