@@ -32,7 +32,7 @@ names files relative to itself must be drawn into its own folder.
   --min-comm-ratio R
               keep only clusters whose all-reduce takes at least R times LCM's T* (nominal: equal
               batch split, the cost model), skipping the seeds of the others: a communication-bound
-              stratum, where the best barrier lies far above T*. Plain draws rarely hold such
+              stratum, where the best barrier is often 2-9 times T*. Plain draws rarely hold such
               clusters, so a validation set without this stratum never asks a controller to raise T
   --out DIR   where to write (default results/drawn)
   --quiet     no listing of what was written
