@@ -28,7 +28,7 @@ struct DrawnClusterConfig {
 
 // Which drawn clusters to keep. A stratum of the distribution, for validation sets that must hold
 // cases the plain draw rarely gives: communication-bound clusters (an all-reduce many times LCM's
-// T*, where the best barrier lies far above the controller's start) are a few percent of the
+// T*, where the best barrier is often 2-9 times the controller's start) are a few percent of the
 // a3c_general distribution, so 12 plain draws may hold none, and snapshots chosen on them are never
 // asked to raise T.
 struct DrawFilter {
