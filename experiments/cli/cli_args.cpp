@@ -26,22 +26,28 @@ std::int64_t ArgCursor::integer(std::int64_t min, std::int64_t max) {
   return v;
 }
 
-double ArgCursor::number(double min, double max) {
-  const std::string flag = arg();
-  const std::string& text = value();
+std::optional<double> parse_whole_number(const std::string& text) {
   std::size_t used = 0;
   double v = 0;
   try {
     v = std::stod(text, &used);
   } catch (const std::exception&) {
-    used = 0;
+    return std::nullopt;
   }
-  if (text.empty() || used != text.size() || !(v >= min && v <= max)) {
+  if (text.empty() || used != text.size()) return std::nullopt;
+  return v;
+}
+
+double ArgCursor::number(double min, double max) {
+  const std::string flag = arg();
+  const std::string& text = value();
+  const std::optional<double> v = parse_whole_number(text);
+  if (!v || !(*v >= min && *v <= max)) {
     std::ostringstream msg;
     msg << flag << ": expected a number in [" << min << ", " << max << "], got '" << text << "'";
     throw UsageError(msg.str());
   }
-  return v;
+  return *v;
 }
 
 std::vector<std::uint64_t> parse_seed_list(const std::string& flag, const std::string& value) {

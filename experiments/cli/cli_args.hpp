@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,10 @@ class ArgCursor {
   const Args& args_;
   std::size_t index_ = static_cast<std::size_t>(-1);
 };
+
+// `text` as a whole as a finite or infinite double (std::stod's syntax, nothing left over); nullopt
+// for anything else. The one number parser of the commands' flags.
+std::optional<double> parse_whole_number(const std::string& text);
 
 // A list of seeds: "1,2,3", "1-5" or a mix ("1-3,7"); UsageError naming the flag for anything
 // else, a seed listed twice, or more than 1,000.

@@ -60,15 +60,9 @@ std::vector<double> parse_ms_list(const std::string& flag, const std::string& te
   while (start <= text.size()) {
     const std::size_t comma = text.find(',', start);
     const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    std::size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != item.size() || !(v > 0)) throw UsageError(flag + ": expected positive ms separated by commas, got '" + item + "'");
-    out.push_back(v);
+    const std::optional<double> v = parse_whole_number(item);
+    if (!v || !(*v > 0)) throw UsageError(flag + ": expected positive ms separated by commas, got '" + item + "'");
+    out.push_back(*v);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
