@@ -2,6 +2,7 @@
 // configs (experiments/runner/drawn_cluster_config.hpp), e.g. validation clusters for `evaluate`.
 #include <filesystem>
 #include <limits>
+#include <iomanip>
 #include <iostream>
 
 #include "common/atomic_file.hpp"
@@ -84,7 +85,8 @@ int command_draw(const Args& args) {
     if (!quiet)
       std::cout << path << ": " << d.cluster.cluster.num_workers() << " workers, " << d.cluster.cluster.num_servers() << " servers, "
                 << d.cluster.cluster.perturbations.size() << " perturbations, all-reduce "
-                << d.cluster.reference_comm_ms / d.cluster.reference_barrier_ms << " x LCM's T*\n";
+                << std::setprecision(3) << d.cluster.reference_comm_ms / d.cluster.reference_barrier_ms << std::setprecision(6)
+                << " x LCM's T*\n";
   }
   return 0;
 }

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <iomanip>
+#include <sstream>
 #include <string>
 
 #include "common/errors.hpp"
@@ -134,7 +136,10 @@ TEST_CASE("orchestra draw: the command writes the configs; a config without clus
   REQUIRE_MESSAGE(filtered.exit_code == 0, filtered.output);
   const auto comm = experiments::draw_cluster_configs(experiments::load_train_config(kTrainConfig), 5000, 1, experiments::DrawFilter{8, 10000});
   CHECK(testing::read_text(tmp / ("c/" + comm[0].name + ".yaml")) == comm[0].yaml);
-  CHECK(filtered.output.find("x LCM's T*") != std::string::npos);
+  // The listing's ratio, to three significant digits (the nominal ratio is no more precise than that).
+  std::ostringstream ratio;
+  ratio << std::setprecision(3) << comm[0].cluster.reference_comm_ms / comm[0].cluster.reference_barrier_ms;
+  CHECK_MESSAGE(filtered.output.find("all-reduce " + ratio.str() + " x LCM's T*") != std::string::npos, filtered.output);
   const auto not_a_number = testing::run_command(std::string(ORCHESTRA_BINARY) + " draw " + kTrainConfig + " --min-comm-ratio lots --out " + tmp / "n");
   CHECK(not_a_number.exit_code != 0);
   CHECK(not_a_number.output.find("--min-comm-ratio: expected a number") != std::string::npos);
