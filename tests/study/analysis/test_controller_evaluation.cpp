@@ -93,7 +93,9 @@ TEST_CASE("evaluation: the tables hold every cluster, controller and seed") {
   CHECK(md.find("fixed-t-other-seeds: on each seed, the sweep's T that did best on the cluster's other seeds") != std::string::npos);
   // Intervals over the two clusters. No orchestra-lcm here ("lcm" is not it), so the one pairing is
   // with fixed-t-other-seeds: a3c's 1.05x and 0.5x over its 3.54x (sqrt(3.75 x 30 / 9)) and 1.00x.
-  CHECK(md.find("| controller | clusters | time / oracle | 95% CI | time / fixed-t-other-seeds | 95% CI |\n") != std::string::npos);
+  CHECK(md.find("| controller | clusters | misses | time / oracle | 95% CI | time / fixed-t-other-seeds | 95% CI |\n") != std::string::npos);
+  // Misses beside the ratio, as in the ranking: lcm's one of its four runs.
+  CHECK(md.find("\n| lcm | 2 | 1 of 4 | 1.57x |") != std::string::npos);
   CHECK(md.find("time / orchestra-lcm") == std::string::npos);
   const double a_paired = std::log(std::sqrt(1.1) / std::sqrt(12.5)), b_paired = std::log(0.5);
   const double paired_mean = (a_paired + b_paired) / 2, paired_sd = std::abs(a_paired - b_paired) / std::sqrt(2.0);
@@ -103,7 +105,7 @@ TEST_CASE("evaluation: the tables hold every cluster, controller and seed") {
   CHECK(vs_static.ratio.clusters == 2);
   CHECK(vs_static.ratio.geomean == doctest::Approx(std::exp(paired_mean)));
   CHECK(vs_static.ratio.high == doctest::Approx(std::exp(paired_mean + 12.706 * paired_sd / std::sqrt(2.0))));
-  CHECK(md.find("| a3c | 2 | 0.72x | ") != std::string::npos);
+  CHECK(md.find("| a3c | 2 | 0 of 4 | 0.72x | ") != std::string::npos);
   CHECK(md.find("| 0.39x | ") != std::string::npos);
   CHECK(summary.overall[2].paired.empty());  // the reference is not paired with itself
   const std::string csv = experiments::evaluation_csv(summary, runs);
@@ -188,9 +190,9 @@ TEST_CASE("evaluation: 95% intervals over clusters and the pairing with orchestr
   CHECK(lcm.paired.empty());  // not with itself: "-" in the table
 
   const std::string md = experiments::evaluation_markdown(summary);
-  CHECK(md.find("| controller | clusters | time / oracle | 95% CI | time / orchestra-lcm | 95% CI |\n") != std::string::npos);
-  CHECK(md.find("| orchestra-a3c | 3 | 1.00x | 0.18-5.60x | 0.63x | 0.23-1.70x |\n") != std::string::npos);
-  CHECK(md.find("| orchestra-lcm | 3 | 1.59x | 0.59-4.29x | - | - |\n") != std::string::npos);
+  CHECK(md.find("| controller | clusters | misses | time / oracle | 95% CI | time / orchestra-lcm | 95% CI |\n") != std::string::npos);
+  CHECK(md.find("| orchestra-a3c | 3 | 0 of 3 | 1.00x | 0.18-5.60x | 0.63x | 0.23-1.70x |\n") != std::string::npos);
+  CHECK(md.find("| orchestra-lcm | 3 | 1 of 3 | 1.59x | 0.59-4.29x | - | - |\n") != std::string::npos);
 
   const std::string csv = experiments::evaluation_overall_csv(summary);
   CHECK(csv.rfind("controller,clusters,runs,misses,ratio,ratio_ci95_low,ratio_ci95_high,vs_orchestra_lcm,vs_orchestra_lcm_ci95_low,"
