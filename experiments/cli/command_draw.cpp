@@ -2,6 +2,7 @@
 // configs (experiments/runner/drawn_cluster_config.hpp), e.g. validation clusters for `evaluate`.
 #include <filesystem>
 #include <limits>
+#include <string>
 #include <iomanip>
 #include <iostream>
 
@@ -44,6 +45,9 @@ example:
   orchestra draw configs/a3c_general.yaml --count 12 --seed 5000 --min-comm-ratio 8 --out results/validation-comm
 )";
 
+// "1 server", "4 servers": the listing's counts.
+std::string count_of(std::size_t n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
+
 }  // namespace
 
 int command_draw(const Args& args) {
@@ -83,10 +87,10 @@ int command_draw(const Args& args) {
     parse_config(d.yaml, path);  // what is written must load: a file the runner rejects is a bug here
     common::write_file_atomic(path, d.yaml);
     if (!quiet)
-      std::cout << path << ": " << d.cluster.cluster.num_workers() << " workers, " << d.cluster.cluster.num_servers() << " servers, "
-                << d.cluster.cluster.perturbations.size() << " perturbations, all-reduce "
-                << std::setprecision(3) << d.cluster.reference_comm_ms / d.cluster.reference_barrier_ms << std::setprecision(6)
-                << " x LCM's T*\n";
+      std::cout << path << ": " << count_of(d.cluster.cluster.num_workers(), "worker") << ", "
+                << count_of(d.cluster.cluster.num_servers(), "server") << ", "
+                << count_of(d.cluster.cluster.perturbations.size(), "perturbation") << ", all-reduce " << std::setprecision(3)
+                << d.cluster.reference_comm_ms / d.cluster.reference_barrier_ms << std::setprecision(6) << " x LCM's T*\n";
   }
   return 0;
 }

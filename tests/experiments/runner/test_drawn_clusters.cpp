@@ -129,6 +129,12 @@ TEST_CASE("orchestra draw: the command writes the configs; a config without clus
   CHECK(testing::read_text(tmp / "v/drawn-7.yaml") == expected[0].yaml);
   CHECK(testing::read_text(tmp / "v/drawn-8.yaml") == expected[1].yaml);
   CHECK_FALSE(std::filesystem::exists(tmp / "v/drawn-9.yaml"));
+  CHECK_MESSAGE(ok.output.find("v/drawn-7.yaml: 12 workers, 4 servers, 0 perturbations, all-reduce ") != std::string::npos, ok.output);
+  // One of a kind is singular: seed 9 draws one perturbation, seed 12 one server.
+  const auto singular = testing::run_command(std::string(ORCHESTRA_BINARY) + " draw " + kTrainConfig + " --count 1 --seed 9 --out " + tmp / "s");
+  CHECK_MESSAGE(singular.output.find(": 12 workers, 4 servers, 1 perturbation, all-reduce ") != std::string::npos, singular.output);
+  const auto one_server = testing::run_command(std::string(ORCHESTRA_BINARY) + " draw " + kTrainConfig + " --count 1 --seed 12 --out " + tmp / "s");
+  CHECK_MESSAGE(one_server.output.find(": 2 workers, 1 server, 0 perturbations, all-reduce ") != std::string::npos, one_server.output);
   CHECK_NOTHROW(experiments::load_config(tmp / "v/drawn-7.yaml"));
 
   const auto filtered = testing::run_command(std::string(ORCHESTRA_BINARY) + " draw " + kTrainConfig +
