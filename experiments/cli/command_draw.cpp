@@ -1,10 +1,10 @@
 // `orchestra draw`: clusters drawn from a training config's distribution, written as experiment
 // configs (experiments/runner/drawn_cluster_config.hpp), e.g. validation clusters for `evaluate`.
 #include <filesystem>
-#include <limits>
-#include <string>
 #include <iomanip>
 #include <iostream>
+#include <limits>
+#include <string>
 
 #include "common/atomic_file.hpp"
 #include "experiments/cli/cli_args.hpp"
