@@ -49,6 +49,13 @@ PolicyControl read_control(const c10::impl::GenericDict& c, const std::string& p
   control.max_barrier_ms = number(c, "max_T_ms", path);
   control.min_barrier_x_start = number(c, "min_T_x_start", path);
   control.max_barrier_x_start = number(c, "max_T_x_start", path);
+  if (c.contains("weighting")) {
+    const std::string weighting = text(c, "weighting", path);
+    bool known = false;
+    for (auto w : env::kAverageWeightings)
+      if (weighting == env::weighting_name(w)) control.weighting = w, known = true;
+    if (!known) throw std::runtime_error(path + ": controller.weighting must be uniform, all_workers, samples or fednova, got " + weighting);
+  }
   // The controller's own checks, so a hand-edited file fails here with its path.
   orchestra::BarrierControllerOptions options;
   control.apply_to(options);
@@ -73,6 +80,7 @@ PolicyControl PolicyControl::of(const orchestra::BarrierControllerOptions& o) {
   c.max_barrier_ms = o.max_barrier_ms;
   c.min_barrier_x_start = o.min_barrier_x_start;
   c.max_barrier_x_start = o.max_barrier_x_start;
+  c.weighting = o.weighting;
   return c;
 }
 
@@ -86,12 +94,13 @@ void PolicyControl::apply_to(orchestra::BarrierControllerOptions& o) const {
   o.max_barrier_ms = max_barrier_ms;
   o.min_barrier_x_start = min_barrier_x_start;
   o.max_barrier_x_start = max_barrier_x_start;
+  o.weighting = weighting;
 }
 
 bool PolicyControl::operator==(const PolicyControl& o) const {
   return move == o.move && unit_ms == o.unit_ms && factor == o.factor && interval == o.interval && interval_rounds == o.interval_rounds &&
          min_barrier_ms == o.min_barrier_ms && max_barrier_ms == o.max_barrier_ms && min_barrier_x_start == o.min_barrier_x_start &&
-         max_barrier_x_start == o.max_barrier_x_start;
+         max_barrier_x_start == o.max_barrier_x_start && weighting == o.weighting;
 }
 
 A3cPolicy::A3cPolicy(ActorCritic net, std::int64_t updates, PolicyControl control, std::map<std::string, std::string> training)
@@ -154,6 +163,7 @@ void A3cPolicy::save(const std::string& path) const {
   control.insert("max_T_ms", control_.max_barrier_ms);
   control.insert("min_T_x_start", control_.min_barrier_x_start);
   control.insert("max_T_x_start", control_.max_barrier_x_start);
+  control.insert("weighting", std::string(env::weighting_name(control_.weighting)));
   root.insert("controller", control);
   c10::Dict<std::string, std::string> training;
   for (const auto& [key, value] : training_) training.insert(key, value);

@@ -13,7 +13,8 @@
 //        {"move": "additive" | "multiplicative", "unit_ms": 0.0 (additive: ms per action; 0 =
 //         the fastest worker's batch time), "factor": 2.0 (multiplicative), "interval": "epoch" |
 //         "rounds", "interval_rounds": 1, "min_T_ms": 0.0, "max_T_ms": 0.0 (bounds; 0 = default),
-//         "min_T_x_start": 0.0, "max_T_x_start": 0.0 (bounds as factors of the starting T; 0 = none)}
+//         "min_T_x_start": 0.0, "max_T_x_start": 0.0 (bounds as factors of the starting T; 0 = none),
+//         "weighting": "uniform" | "all_workers" (the model average; files without it: uniform)}
 //   policy["training"]          -> {"config": "a3c_general", "algorithm": "a3c", "reward": "time",
 //                                   "reward_record": "episode", "environment": "...", and
 //                                   "init_policy": the file it was fine-tuned from, if any} (strings)
@@ -50,6 +51,8 @@ struct PolicyControl {
   double max_barrier_ms = 0;
   double min_barrier_x_start = 0;
   double max_barrier_x_start = 0;
+  // The model average the policy was trained with (absent from files written before it: uniform).
+  env::AverageWeighting weighting = env::AverageWeighting::Uniform;
 
   static PolicyControl of(const orchestra::BarrierControllerOptions& options);
   // Writes these fields into `options` (the rest of them untouched).

@@ -20,14 +20,31 @@ enum class Aggregation {
   ModelAverage,
 };
 
-// Weights of the model average. Orchestra Eq. 2 uses 1/N over the workers that took part.
+// Weights of the model average. Uniform: 1/N over the workers that took part in the round.
+// AllWorkers: Orchestra Eq. 2 read with N fixed, 1/N over all N workers in every round, a worker
+// without steps (its shard used up near an epoch's end) counting with the unchanged global model;
+// the two differ only in such rounds, where under Uniform the one or two workers still holding
+// data set the global model alone. The all-reduce then runs over all N workers.
 // FedNova (Wang et al., NeurIPS 2020, "Tackling the Objective Inconsistency Problem in
 // Heterogeneous Federated Optimization", Eq. 6): each worker's update x_t - x_i is divided by its
 // effective number of steps a_i (with momentum rho, a_i = (tau_i - rho (1 - rho^tau_i) / (1 - rho))
 // / (1 - rho)), the normalized updates are averaged with the sample shares p_i, and the result is
 // scaled by tau_eff = sum_i p_i a_i, so that workers taking more local steps do not pull the model
 // towards their own objective.
-enum class AverageWeighting { Uniform, BySamples, FedNova };
+enum class AverageWeighting { Uniform, AllWorkers, BySamples, FedNova };
+inline constexpr AverageWeighting kAverageWeightings[] = {AverageWeighting::Uniform, AverageWeighting::AllWorkers,
+                                                          AverageWeighting::BySamples, AverageWeighting::FedNova};
+
+// The weighting's spelling in configs (`weighting:`), policy files and the real mode's messages.
+inline const char* weighting_name(AverageWeighting w) {
+  switch (w) {
+    case AverageWeighting::Uniform: return "uniform";
+    case AverageWeighting::AllWorkers: return "all_workers";
+    case AverageWeighting::BySamples: return "samples";
+    case AverageWeighting::FedNova: return "fednova";
+  }
+  return "uniform";
+}
 
 // An outer optimizer on the averaged update (SlowMo, Wang et al., ICLR 2020; DiLoCo, Douillard et
 // al. 2023): with x_t the global model at the round's start and x the average, the pseudo-gradient

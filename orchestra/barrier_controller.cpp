@@ -206,7 +206,7 @@ env::RoundPlan BarrierController::plan(const env::PlanContext& context) {
 
   env::RoundPlan plan;
   plan.aggregation = env::Aggregation::ModelAverage;
-  plan.weighting = env::AverageWeighting::Uniform;  // Eq. 2: 1/N
+  plan.weighting = options_.weighting;  // Eq. 2: 1/N
   plan.workers.resize(batch_ms_.size());
   for (std::size_t n = 0; n < batch_ms_.size(); ++n) plan.workers[n] = {batch_sizes_[n], local_steps_[n]};
   if (options_.partition == DataPartition::Speed) plan.data_shares = shares_;

@@ -27,18 +27,9 @@ ControlKind kind_of(const std::string& name) {
   throw common::ProtocolError("unknown control message kind '" + name + "'");
 }
 
-const char* weighting_name(env::AverageWeighting w) {
-  switch (w) {
-    case env::AverageWeighting::Uniform: return "uniform";
-    case env::AverageWeighting::BySamples: return "samples";
-    case env::AverageWeighting::FedNova: return "fednova";
-  }
-  return "uniform";
-}
-
 env::AverageWeighting weighting_of(const std::string& name) {
-  for (auto w : {env::AverageWeighting::Uniform, env::AverageWeighting::BySamples, env::AverageWeighting::FedNova})
-    if (name == weighting_name(w)) return w;
+  for (auto w : env::kAverageWeightings)
+    if (name == env::weighting_name(w)) return w;
   throw common::ProtocolError("unknown weighting '" + name + "'");
 }
 
@@ -46,7 +37,7 @@ json plan_json(const env::RoundPlan& p) {
   json workers = json::array();
   for (const auto& w : p.workers) workers.push_back({w.batch_size, w.local_steps});
   return {{"aggregation", p.aggregation == env::Aggregation::ModelAverage ? "average" : "gradient"},
-          {"weighting", weighting_name(p.weighting)},
+          {"weighting", env::weighting_name(p.weighting)},
           {"workers", workers},
           {"server_average_every", p.server_average_every},
           {"data_shares", p.data_shares},

@@ -208,7 +208,9 @@ void RealWorker::run_average_round(const RoundPlan& plan, RealRoundStats& stats)
   // FedNova's p_i are the sample shares (as in the simulator, Simulation::run_average_round).
   const bool by_samples = plan.weighting == AverageWeighting::BySamples || plan.weighting == AverageWeighting::FedNova;
   const auto share = [&](std::size_t i) { return by_samples ? static_cast<double>(samples[i]) / total : 1.0 / members; };
-  const double weight = steps[me] > 0 ? share(me) : 0.0;
+  // Eq. 2 with N fixed: a rank without steps adds the global model it holds, with weight 1/N.
+  const bool all_workers = plan.weighting == AverageWeighting::AllWorkers;
+  const double weight = all_workers ? 1.0 / static_cast<double>(n) : steps[me] > 0 ? share(me) : 0.0;
   const std::string what = "model average of round " + std::to_string(round_);
   if (!global_round) {
     average(weight, true, what, stats);

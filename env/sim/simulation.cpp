@@ -173,33 +173,36 @@ void Simulation::run_average_round(const RoundPlan& plan, RoundReport& report) {
       samples += report.workers[i].samples;
     }
   for (std::size_t i = 0; i < n; ++i) report.workers[i].idle_ms += barrier - (steps[i] > 0 ? now[i] : clock_ms_);
+  std::vector<int> everyone(n);
+  std::iota(everyone.begin(), everyone.end(), 0);
+  // Eq. 2 with N fixed: the workers without steps join the average (and its all-reduce) with the
+  // global model they hold. Otherwise only the workers that took part are averaged.
+  const std::vector<int>& averaged = plan.weighting == AverageWeighting::AllWorkers && !members.empty() ? everyone : members;
   if (plan.server_average_every > 0) {
     // Hierarchical: reduce inside each server, ring across servers, broadcast inside each server.
     std::vector<int> per_server(static_cast<std::size_t>(spec_.cluster.num_servers()), 0);
-    for (int m : members) ++per_server[static_cast<std::size_t>(workers[static_cast<std::size_t>(m)].server)];
+    for (int m : averaged) ++per_server[static_cast<std::size_t>(workers[static_cast<std::size_t>(m)].server)];
     const int servers = static_cast<int>(std::count_if(per_server.begin(), per_server.end(), [](int c) { return c > 0; }));
     const int widest = *std::max_element(per_server.begin(), per_server.end());
     report.comm_ms = ring_allreduce_ms(widest, spec_.message_bytes, spec_.network.intra_server) +
                      ring_allreduce_ms(servers, spec_.message_bytes, spec_.network.inter_server);
   } else {
-    report.comm_ms = members.empty() ? 0.0 : ring_allreduce_ms(static_cast<int>(members.size()), spec_.message_bytes, link_for(members));
+    report.comm_ms = averaged.empty() ? 0.0 : ring_allreduce_ms(static_cast<int>(averaged.size()), spec_.message_bytes, link_for(averaged));
   }
-  if (hooks_ && !members.empty()) {
+  if (hooks_ && !averaged.empty()) {
     // FedNova's p_i are the sample shares, as BySamples' weights (Wang et al. 2020, Eq. 6).
     const bool by_samples = plan.weighting == AverageWeighting::BySamples || plan.weighting == AverageWeighting::FedNova;
     std::vector<double> weights;
     std::vector<int> member_steps;
-    for (int m : members) {
+    for (int m : averaged) {
       const auto& w = report.workers[static_cast<std::size_t>(m)];
-      weights.push_back(by_samples ? w.samples / samples : 1.0 / members.size());
+      weights.push_back(by_samples ? w.samples / samples : 1.0 / static_cast<double>(averaged.size()));
       member_steps.push_back(w.local_steps);
     }
-    std::vector<int> everyone(n);
-    std::iota(everyone.begin(), everyone.end(), 0);
     if (global_round)
-      hooks_->global_update(members, weights, member_steps, plan);
+      hooks_->global_update(averaged, weights, member_steps, plan);
     else
-      hooks_->average(members, weights, everyone);
+      hooks_->average(averaged, weights, everyone);
   }
   report.clock_ms = barrier + report.comm_ms + spec_.cluster.overhead.fixed_ms;
 }

@@ -36,6 +36,12 @@ std::vector<int> read_batch_sizes(common::YamlReader& r, const ExperimentConfig&
 
 }  // namespace
 
+env::AverageWeighting read_weighting(common::YamlReader& r, env::AverageWeighting fallback) {
+  std::vector<std::pair<const char*, env::AverageWeighting>> spellings;
+  for (auto w : env::kAverageWeightings) spellings.emplace_back(env::weighting_name(w), w);
+  return r.option("weighting", fallback, spellings);
+}
+
 orchestra::BarrierControllerOptions read_barrier_options(common::YamlReader& r, orchestra::BarrierSource source,
                                                          const ExperimentConfig& config) {
   return read_barrier_options(r, source, config, orchestra::BarrierControllerOptions{});
@@ -89,6 +95,7 @@ orchestra::BarrierControllerOptions read_barrier_options(common::YamlReader& r, 
   }
   o.partition = r.option("partition", o.partition, {{"speed", orchestra::DataPartition::Speed}, {"steps", orchestra::DataPartition::Steps}});
   o.probe_repetitions = static_cast<int>(r.integer("probes", o.probe_repetitions, 1, 1000));
+  o.weighting = read_weighting(r, o.weighting);
   o.horizon_epochs = config.budget.epochs;  // the RL state's progress entry
   return o;
 }

@@ -22,6 +22,8 @@
 //   rerun_lcm: true         orchestra-lcm only: re-run the heuristic on each epoch's measured times
 //   partition: speed        speed (3.1.2, shares proportional to samples/s) or steps (B_n * tau_n)
 //   probes: 5               probes per worker at the start; t_b^n is their median
+//   weighting: uniform      the model average (env/round_plan.hpp): uniform over the workers that took
+//                           part, all_workers (Eq. 2 with N fixed), samples or fednova
 //   T_ms: 250               fixed-t only, required: the barrier in ms
 #pragma once
 
@@ -32,6 +34,9 @@
 #include "orchestra/rl/local_sgd_barrier_env.hpp"
 
 namespace experiments {
+
+// `weighting:` of a model-averaging policy, with its spellings (env::weighting_name).
+env::AverageWeighting read_weighting(common::YamlReader& r, env::AverageWeighting fallback);
 
 // Reads the keys above from a policy entry; `source` says which policy (Lcm: orchestra-lcm, Fixed:
 // fixed-t). Checks batch sizes against the cluster's max_batch. Throws common::ConfigError.

@@ -104,10 +104,7 @@ std::unique_ptr<env::BarrierPolicy> with_averaging_options(std::unique_ptr<env::
                       "` needs a model-averaging policy (local-sgd, mllsgd, osa, adacomm, qsr, orchestra-lcm, fixed-t, ...)");
   std::optional<env::AverageWeighting> weighting;
   if (r.has("weighting"))
-    weighting = r.option("weighting", env::AverageWeighting::Uniform,
-                         {{"uniform", env::AverageWeighting::Uniform},
-                          {"samples", env::AverageWeighting::BySamples},
-                          {"fednova", env::AverageWeighting::FedNova}});
+    weighting = read_weighting(r, env::AverageWeighting::Uniform);
   std::optional<env::OuterOptimizer> outer;
   if (r.has("outer")) {
     common::YamlReader o = r.child("outer");

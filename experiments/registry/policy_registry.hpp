@@ -23,7 +23,7 @@ struct PolicyKind {
   const char* name;     // as written in `policies:`
   const char* summary;  // one line for --help and the README
   PolicyMaker make;
-  // Model-averaging policies also take `weighting: uniform | samples | fednova` and
+  // Model-averaging policies also take `weighting: uniform | all_workers | samples | fednova` and
   // `outer: {lr, momentum, nesterov}` (env/round_plan.hpp), read by make_policy for all of them.
   env::Aggregation aggregation = env::Aggregation::ModelAverage;
   std::vector<std::string> list_keys = {};  // keys whose value is a list (not a sweep)

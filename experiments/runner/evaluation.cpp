@@ -34,6 +34,12 @@ constexpr int kStepCap = 64;  // BarrierControllerOptions::max_local_steps' defa
 
 std::string cluster_name(const std::string& config_path) { return fs::path(config_path).stem().string(); }
 
+// The policy's model average is part of the environment it was trained in: its baselines (the
+// sweep, orchestra-lcm, the random controller) run with it too.
+void add_weighting(YAML::Node& entry, const agents::PolicyControl& c) {
+  if (c.weighting != env::AverageWeighting::Uniform) entry["weighting"] = env::weighting_name(c.weighting);
+}
+
 // The keys that make the judged policy's actions and windows, for the sweep and the random controller.
 void add_control(YAML::Node& entry, const agents::PolicyControl& c, bool with_move) {
   if (with_move) {
@@ -53,6 +59,7 @@ void add_control(YAML::Node& entry, const agents::PolicyControl& c, bool with_mo
     entry["interval"] = "rounds";
     entry["interval_rounds"] = c.interval_rounds;
   }
+  add_weighting(entry, c);
 }
 
 std::string sweep_label(double ms) {
@@ -118,7 +125,10 @@ YAML::Node evaluation_config(const std::string& path, const EvaluateOptions& opt
     if (data.is_relative()) root["data"]["path"] = fs::absolute(fs::path(path).parent_path() / data).lexically_normal().string();
   }
   YAML::Node policies = judged_entries(options, controls.front());
-  policies.push_back(YAML::Node("orchestra-lcm"));
+  YAML::Node lcm;
+  lcm["name"] = "orchestra-lcm";
+  add_weighting(lcm, controls.front());
+  policies.push_back(lcm.size() > 1 ? lcm : YAML::Node("orchestra-lcm"));
   YAML::Node random;
   random["name"] = "orchestra-random";
   add_control(random, controls.front(), true);
@@ -139,7 +149,7 @@ YAML::Node evaluation_config(const std::string& path, const EvaluateOptions& opt
 // reused evaluation's baselines with the judged policy's recorded control.
 std::map<std::string, std::string> control_keys(const YAML::Node& entry) {
   static const char* const kKeys[] = {"move", "factor", "unit_ms", "min_T_ms", "max_T_ms", "min_T_x_start", "max_T_x_start",
-                                      "interval", "interval_rounds"};
+                                      "interval", "interval_rounds", "weighting"};
   std::map<std::string, std::string> keys;
   if (!entry.IsMap()) return keys;
   for (const char* key : kKeys)
@@ -227,9 +237,10 @@ std::vector<ClusterPlan> plan_from_baselines(const EvaluateOptions& options, con
     if (entry.is_directory() && fs::exists(entry.path() / "evaluate.yaml")) dirs.push_back(entry.path());
   std::sort(dirs.begin(), dirs.end());
   if (dirs.empty()) throw common::DataError(from.string() + ": not an evaluation (no <cluster>/evaluate.yaml)");
-  YAML::Node expected_random, expected_static;
+  YAML::Node expected_random, expected_static, expected_lcm;
   add_control(expected_random, controls.front(), true);
   add_control(expected_static, controls.front(), false);
+  add_weighting(expected_lcm, controls.front());
   std::vector<ClusterPlan> plans;
   for (const auto& src : dirs) {
     const std::string source = (src / "evaluate.yaml").string();
@@ -238,8 +249,8 @@ std::vector<ClusterPlan> plan_from_baselines(const EvaluateOptions& options, con
     for (const auto& entry : root["policies"]) {
       const std::string kind = entry_kind(entry);
       if (!is_baseline(entry)) continue;  // the earlier judged controllers are not copied
-      const YAML::Node& expected = kind == "orchestra-random" ? expected_random : expected_static;
-      if (kind != "orchestra-lcm" && control_keys(entry) != control_keys(expected))
+      const YAML::Node& expected = kind == "orchestra-random" ? expected_random : kind == "orchestra-lcm" ? expected_lcm : expected_static;
+      if (control_keys(entry) != control_keys(expected))
         throw common::ConfigError(source + ": " + entry_label(entry) + " ran with " + describe_control(control_keys(entry)) + ", but " +
                                   options.policies.front() + " records " + describe_control(control_keys(expected)) +
                                   ": run the full evaluation instead of --baselines-from");
@@ -305,6 +316,12 @@ EvaluationResult run_evaluation(const EvaluateOptions& options) {
       throw common::ConfigError(e.what());
     }
   }
+  // The baselines run in one environment: the first policy's model average.
+  for (std::size_t k = 1; k < controls.size(); ++k)
+    if (controls[k].weighting != controls.front().weighting)
+      throw common::UsageError(options.policies[k] + " was trained with weighting " + env::weighting_name(controls[k].weighting) + " but " +
+                               options.policies.front() + " with " + env::weighting_name(controls.front().weighting) +
+                               ": their baselines differ, so evaluate them separately");
   // Every judged controller under its own name, none of them a baseline's.
   std::set<std::string> labels{"orchestra-lcm", "orchestra-random", "fixed-t-other-seeds"};
   for (const auto& entry : judged_entries(options, controls.front())) {

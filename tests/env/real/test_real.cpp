@@ -344,6 +344,21 @@ TEST_CASE("real: FedNova with unequal local steps and an outer optimizer equal t
   check_matches_in_process({plan, plan, plan});  // the outer momentum carries over between rounds
 }
 
+TEST_CASE("real: an epoch's last rounds, where one worker has no data left, equal the simulator under both weightings") {
+  // 256 samples shared 3:1, B = 16, tau = 3: worker 1's 4 batches are gone after round 2, worker 0
+  // trains rounds 3 and 4 alone (uniform: it sets the model; all_workers: averaged with the global model).
+  env::RoundPlan plan = average_plan(16, 3);
+  plan.data_shares = {0.75, 0.25};
+  std::vector<State> finals;
+  for (env::AverageWeighting weighting : {env::AverageWeighting::Uniform, env::AverageWeighting::AllWorkers}) {
+    CAPTURE(env::weighting_name(weighting));
+    plan.weighting = weighting;
+    check_matches_in_process({plan, plan, plan, plan});
+    finals.push_back(in_process({plan, plan, plan, plan}, std::make_shared<const env::DatasetPair>(env::make_synthetic(small_data(), kSeed))));
+  }
+  CHECK(max_difference(finals[0], finals[1]) > 1e-4);  // the two weightings train differently
+}
+
 // ---------------------------------------------------------------------------------------------
 // Devices and backends (issue 17). Where NCCL or a GPU is missing (CI), the refusals; on a GPU
 // machine (scripts/gpu_check.sh), ranks training on the GPU against the simulator on the CPU.

@@ -189,3 +189,62 @@ TEST_CASE("the epoch's short last global batch shrinks every B_i in proportion")
   CHECK(stream_batch_sizes(plan, 5) == std::vector<std::int64_t>{4, 1});  // 3.75 -> 3, 1.25 -> 1, one more to the first
   CHECK(stream_batch_sizes({{0, 1}, {4, 1}}, 3) == std::vector<std::int64_t>{0, 3});
 }
+
+namespace {
+
+// Records the model averages a round asks for.
+struct AverageLog : TrainingHooks {
+  struct Call {
+    std::vector<int> members;
+    std::vector<double> weights;
+  };
+  std::vector<Call> calls;
+  double gradient_round(const std::vector<IndexSpan>&) override { return 0.0; }
+  std::vector<double> local_steps(const std::vector<std::vector<IndexSpan>>& batches) override {
+    std::size_t steps = 0;
+    for (const auto& b : batches) steps += b.size();
+    return std::vector<double>(steps, 0.0);
+  }
+  void average(const std::vector<int>& members, const std::vector<double>& weights, const std::vector<int>&) override {
+    calls.push_back({members, weights});
+  }
+};
+
+}  // namespace
+
+TEST_CASE("an epoch's last rounds: uniform averages the workers that took part, all_workers every worker with 1/N") {
+  // Worker 0 holds 24 of the 32 samples, worker 1 holds 8: with B = 4 and tau = 2 each, round 1
+  // uses 8 + 8 samples, and in rounds 2 and 3 only worker 0 has data left.
+  RoundPlan p;
+  p.aggregation = Aggregation::ModelAverage;
+  p.workers = {{4, 2}, {4, 2}};
+  p.data_shares = {0.75, 0.25};
+  const double both = ring_allreduce_ms(2, 1000, {0.1, 1000.0});
+  for (AverageWeighting weighting : {AverageWeighting::Uniform, AverageWeighting::AllWorkers}) {
+    CAPTURE(weighting_name(weighting));
+    p.weighting = weighting;
+    AverageLog log;
+    Simulation sim(two_worker_spec(), 1, &log);
+    std::vector<RoundReport> rounds;
+    while (!sim.epoch_finished()) rounds.push_back(sim.run_round(p));
+    REQUIRE(rounds.size() == 3);
+    REQUIRE(log.calls.size() == 3);
+    CHECK(rounds[0].comm_ms == doctest::Approx(both));
+    CHECK(log.calls[0].members == std::vector<int>{0, 1});
+    CHECK(log.calls[0].weights == std::vector<double>{0.5, 0.5});
+    for (std::size_t r = 1; r < 3; ++r) {
+      CHECK(rounds[r].workers[1].local_steps == 0);
+      if (weighting == AverageWeighting::Uniform) {
+        // Worker 0 alone sets the global model, and a one-worker all-reduce costs nothing.
+        CHECK(log.calls[r].members == std::vector<int>{0});
+        CHECK(log.calls[r].weights == std::vector<double>{1.0});
+        CHECK(rounds[r].comm_ms == 0.0);
+      } else {
+        // Eq. 2 with N fixed: worker 1 adds the global model it holds, over the full all-reduce.
+        CHECK(log.calls[r].members == std::vector<int>{0, 1});
+        CHECK(log.calls[r].weights == std::vector<double>{0.5, 0.5});
+        CHECK(rounds[r].comm_ms == doctest::Approx(both));
+      }
+    }
+  }
+}

@@ -189,7 +189,21 @@ TEST_CASE("averaging options: weighting and outer on model-averaging policies, c
   CHECK(error_of("{name: local-sgd, outer: {lr: 0}}") == "x.yaml:5: policies[0].outer.lr: expected a number > 0 and <= 100, got 0");
   CHECK(error_of("{name: local-sgd, outer: {mu: 0.9}}").find("x.yaml:5: policies[0].outer.mu: unknown key") == 0);
   CHECK(error_of("{name: local-sgd, outer: 0.7}") == "x.yaml:5: policies[0].outer: expected a mapping of keys, got '0.7'");
-  CHECK(error_of("{name: local-sgd, weighting: nova}") == "x.yaml:5: policies[0].weighting: expected one of uniform, samples, fednova, got 'nova'");
+  CHECK(error_of("{name: local-sgd, weighting: nova}") ==
+        "x.yaml:5: policies[0].weighting: expected one of uniform, all_workers, samples, fednova, got 'nova'");
+
+  // Eq. 2 with N fixed, on Orchestra's own policies as on the others.
+  auto all = with_policies("  - {name: orchestra-lcm, weighting: all_workers}\n  - {name: fixed-t, T_ms: 50, weighting: all_workers}\n"
+                           "  - {name: local-sgd, H: 4, weighting: all_workers}\n");
+  view.probe_step_ms = [](int, int batch) { return 1.0 + 0.1 * batch; };  // Orchestra's policies probe at start
+  view.allreduce_ms = [](int) { return 5.0; };
+  for (const auto& entry : all.policies) {
+    INFO(entry.label);
+    const auto made = experiments::make_policy(entry, all);
+    made.policy->start(view);
+    CHECK(made.policy->plan({}).weighting == env::AverageWeighting::AllWorkers);
+    CHECK(made.resolved["weighting"] == "all_workers");
+  }
 }
 
 TEST_CASE("adacomm and qsr: their keys are read with defaults, and bad values name file:line and key") {

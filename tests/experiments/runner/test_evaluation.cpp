@@ -76,6 +76,7 @@ TEST_CASE("orchestra evaluate: every controller per seed, the oracle and the rat
   CHECK(generated.budget.stop_at_target);
   CHECK(generated.policies.size() == 6);
   CHECK(testing::read_text(dir / "eval/tiny/evaluate.yaml").find("interval_rounds: 2") != std::string::npos);
+  CHECK(testing::read_text(dir / "eval/tiny/evaluate.yaml").find("weighting") == std::string::npos);  // uniform: the default
 
   // Recompute the judgement from the per-seed summaries.
   std::map<std::uint64_t, double> oracle;
@@ -265,6 +266,33 @@ TEST_CASE("orchestra evaluate --baselines-from: only the policies run, and the t
         std::string::npos);
   CHECK(bad.output.find("run the full evaluation instead of --baselines-from") != std::string::npos);
   CHECK(!std::filesystem::exists(dir / "bad/tiny/seed-1"));
+  // A policy trained with Eq. 2 with N fixed: uniform baselines are another environment, and so is
+  // a second policy trained with uniform weights.
+  control.move = orchestra::BarrierMove::Multiplicative;
+  control.weighting = env::AverageWeighting::AllWorkers;
+  agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{orchestra::StateLayout::kStateSize, {8}}), 0, control).save(dir / "all.pt");
+  bad = testing::run_command(std::string(ORCHESTRA_BINARY) + " evaluate " + (dir / "all.pt") + " --baselines-from " + (dir / "full") +
+                             " --out " + (dir / "bad"));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find("full/tiny/evaluate.yaml: orchestra-lcm ran with the defaults (decisions every epoch), but " + (dir / "all.pt") +
+                        " records weighting: all_workers") != std::string::npos);
+  bad = testing::run_command(std::string(ORCHESTRA_BINARY) + " evaluate " + (dir / "all.pt") + " " + (dir / "a/policy.pt") + " " +
+                             (dir / "tiny.yaml") + " --out " + (dir / "bad"));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find("was trained with weighting uniform but " + (dir / "all.pt") + " with all_workers: their baselines differ") !=
+        std::string::npos);
+  CHECK(!std::filesystem::exists(dir / "bad/tiny/seed-1"));
+  // Its own full evaluation runs every baseline with all_workers.
+  const auto own = testing::run_command(std::string(ORCHESTRA_BINARY) + " evaluate " + (dir / "all.pt") + " " + (dir / "tiny.yaml") +
+                                        " --seeds 1 --sweep-ms 10,40 --quiet --out " + (dir / "all"));
+  INFO(own.output);
+  REQUIRE(own.exit_code == 0);
+  const YAML::Node all_policies = YAML::LoadFile(dir / "all/tiny/evaluate.yaml")["policies"];
+  REQUIRE(all_policies.size() == 5);  // the policy, LCM, random, two sweep points
+  for (std::size_t k = 1; k < all_policies.size(); ++k) CHECK(all_policies[k]["weighting"].as<std::string>() == "all_workers");
+  for (const char* run : {"orchestra-a3c", "orchestra-lcm", "orchestra-random", "fixed-t-T_ms=40"})  // the policy: from its file
+    CHECK(nlohmann::json::parse(testing::read_text(dir / ("all/tiny/seed-1/" + std::string(run) + "/config.json")))["policy"]["weighting"] ==
+          "all_workers");
   // What the earlier evaluation fixes cannot be given again, and it is not overwritten.
   bad = testing::run_command(std::string(ORCHESTRA_BINARY) + " evaluate" + policies + " " + (dir / "tiny.yaml") + " --baselines-from " + (dir / "full"));
   CHECK(bad.exit_code == 2);
