@@ -97,8 +97,8 @@ struct BarrierControllerOptions {
   bool rerun_lcm_each_epoch = true;  // Lcm only: re-run the heuristic on measured times (see above)
   DataPartition partition = DataPartition::Speed;
   int probe_repetitions = 5;     // probes per worker at start(); their median is t_b^n
-  // The model average's weights: Uniform, 1/N over the workers that took part (Eq. 2 as the
-  // papers' experiments run it), or AllWorkers, Eq. 2 with N fixed (env/round_plan.hpp).
+  // The model average's weights: Uniform, 1/N over the workers that took part in the round (the
+  // default), or AllWorkers, Eq. 2 with N fixed (env/round_plan.hpp).
   env::AverageWeighting weighting = env::AverageWeighting::Uniform;
   // Once a test evaluation reaches this accuracy an attached agent is no longer asked: T stays where
   // it is (0: never). A learned controller's training episodes end at the target accuracy
