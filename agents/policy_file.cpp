@@ -51,10 +51,9 @@ PolicyControl read_control(const c10::impl::GenericDict& c, const std::string& p
   control.max_barrier_x_start = number(c, "max_T_x_start", path);
   if (c.contains("weighting")) {
     const std::string weighting = text(c, "weighting", path);
-    bool known = false;
-    for (auto w : env::kAverageWeightings)
-      if (weighting == env::weighting_name(w)) control.weighting = w, known = true;
+    const auto known = env::weighting_from_name(weighting);
     if (!known) throw std::runtime_error(path + ": controller.weighting must be uniform, all_workers, samples or fednova, got " + weighting);
+    control.weighting = *known;
   }
   // The controller's own checks, so a hand-edited file fails here with its path.
   orchestra::BarrierControllerOptions options;

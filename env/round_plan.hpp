@@ -46,6 +46,14 @@ inline const char* weighting_name(AverageWeighting w) {
   return "uniform";
 }
 
+// The weighting a spelling names (configs, policy files, the real mode's messages); nullopt for
+// an unknown one, so each reader reports it in its own terms.
+inline std::optional<AverageWeighting> weighting_from_name(const std::string& name) {
+  for (auto w : kAverageWeightings)
+    if (name == weighting_name(w)) return w;
+  return std::nullopt;
+}
+
 // An outer optimizer on the averaged update (SlowMo, Wang et al., ICLR 2020; DiLoCo, Douillard et
 // al. 2023): with x_t the global model at the round's start and x the average, the pseudo-gradient
 // is delta = x_t - x; m = momentum * m + delta; x_{t+1} = x_t - lr * (nesterov ? delta + momentum * m : m).

@@ -28,8 +28,7 @@ ControlKind kind_of(const std::string& name) {
 }
 
 env::AverageWeighting weighting_of(const std::string& name) {
-  for (auto w : env::kAverageWeightings)
-    if (name == env::weighting_name(w)) return w;
+  if (const auto w = env::weighting_from_name(name)) return *w;
   throw common::ProtocolError("unknown weighting '" + name + "'");
 }
 

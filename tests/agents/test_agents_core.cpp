@@ -198,14 +198,10 @@ TEST_CASE("a saved policy loads with the same weights and gives the same actions
   CHECK(loaded.training() == std::map<std::string, std::string>{{"reward", "time"}, {"config", "x"}});
   CHECK(loaded.observation_size() == 12);
   CHECK(agents::flat_parameters(loaded.network()) == agents::flat_parameters(policy.network()));
-  int moves = 0;
   for (const auto& obs : random_observations(200, 12, 7)) {
-    const int a = policy.predict(obs);
-    CHECK(loaded.predict(obs) == a);
+    CHECK(loaded.predict(obs) == policy.predict(obs));
     CHECK(loaded.probabilities(obs) == policy.probabilities(obs));
-    moves += a != 0;
   }
-  CHECK(moves >= 0);
   // The file is the zip that torch.load reads; its root record is the pickled dict.
   const std::string bytes = testing::read_text(dir / "policy.pt");
   CHECK(bytes.substr(0, 2) == "PK");

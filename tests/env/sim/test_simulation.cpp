@@ -40,6 +40,13 @@ RoundPlan gradient_plan(int b0, int b1) {
 
 }  // namespace
 
+TEST_CASE("every averaging weighting reads back from its spelling; an unknown spelling reads as none") {
+  for (auto w : kAverageWeightings) CHECK(weighting_from_name(weighting_name(w)) == w);
+  CHECK(weighting_from_name("all_workers") == AverageWeighting::AllWorkers);
+  CHECK_FALSE(weighting_from_name("All_Workers").has_value());
+  CHECK_FALSE(weighting_from_name("").has_value());
+}
+
 TEST_CASE("ring all-reduce cost is 2(N-1) alpha + 2(N-1)/N bytes/beta") {
   CHECK(ring_allreduce_ms(1, 1e6, {1.0, 1000.0}) == 0.0);
   // N = 4: 6 * 0.5 + 1.5 * 8000 / 1000 = 3 + 12
