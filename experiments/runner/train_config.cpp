@@ -30,6 +30,7 @@ orchestra::LocalSgdBarrierEnvConfig env_config(const TrainConfig& config, const 
   c.reward_record = config.reward_record;
   c.reward = config.reward;
   c.time_reward_rounds = config.time_reward_rounds;
+  c.move_cost_rounds = config.move_cost_rounds;
   c.eval_every_reference_rounds = config.eval_every_reference_rounds;
   c.exploring_start = config.exploring_start;
   c.budget.max_reference_epochs = config.max_reference_epochs;
@@ -60,6 +61,8 @@ TrainConfig load_train_config(const std::string& path) {
   const std::vector<std::pair<const char*, Reward>> rewards = {{"eq1", Reward::Eq1}, {"time", Reward::Time}, {"log_time", Reward::LogTime}};
   c.reward = top.option("reward", Reward::Eq1, rewards);
   c.time_reward_rounds = top.real("time_reward_rounds", c.time_reward_rounds, 0.0, 1e9, /*min_exclusive=*/true);
+  c.move_cost_rounds = top.real("move_cost_rounds", c.move_cost_rounds, 0.0, 1e9);
+  if (c.move_cost_rounds > 0 && c.reward != Reward::Time) top.fail("move_cost_rounds", "is charged in the time reward's units; it needs reward: time");
   c.eval_every_reference_rounds = top.real("eval_every_reference_rounds", c.eval_every_reference_rounds, 0.0, 1e9);
   c.max_reference_epochs = top.real("max_reference_epochs", c.max_reference_epochs, 0.0, 1e9);
   c.exploring_start = read_range(top, "exploring_start", c.exploring_start, 1e-3, 1e3);
@@ -88,6 +91,11 @@ TrainConfig load_train_config(const std::string& path) {
     c.training_info["exploring_start"] = range.str();
   }
   if (c.a3c.lr_decay == agents::LearningRateDecay::Linear) c.training_info["lr_decay"] = "linear";
+  if (c.move_cost_rounds > 0) {
+    std::ostringstream cost;
+    cost << c.move_cost_rounds;
+    c.training_info["move_cost_rounds"] = cost.str();
+  }
   if (c.environment == TrainEnvironment::Toy) {
     c.observation_size = agents::ToyBarrierEnv::kObservationSize;
   } else {

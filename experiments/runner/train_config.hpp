@@ -14,6 +14,7 @@
 //   reward: time                    eq1 (Orchestra Eq. 1, the default) or time (minus the step's time)
 //   reward_record: episode          eq1's p* record: episode or history
 //   time_reward_rounds: 10          time: reference rounds per unit of reward
+//   move_cost_rounds: 0             time: reference rounds charged for each change of T (a switching cost)
 //   eval_every_reference_rounds: 0  evaluate after every step (0), or once this much simulated time passed
 //   max_reference_epochs: 0         also end an episode after this many reference epochs of time (0: never)
 //   exploring_start: [0.25, 8]      training only: each episode starts at LCM's T* times a factor drawn
@@ -53,6 +54,7 @@ struct TrainConfig {
   orchestra::RecordScope reward_record = orchestra::RecordScope::Episode;
   orchestra::LocalSgdBarrierEnvConfig::Reward reward = orchestra::LocalSgdBarrierEnvConfig::Reward::Eq1;
   double time_reward_rounds = 10.0;
+  double move_cost_rounds = 0;             // reward time: charged per change of T (local_sgd_barrier_env.hpp)
   double eval_every_reference_rounds = 0;  // 0: evaluate after every step (local_sgd_barrier_env.hpp)
   double max_reference_epochs = 0;         // 0: only the experiments' epoch budget ends an episode
   orchestra::Range exploring_start{1.0, 1.0, true};  // T at reset: T* x [lo, hi] (local_sgd_barrier_env.hpp)

@@ -37,6 +37,10 @@ void validate(const LocalSgdBarrierEnvConfig& c) {
         c.exploring_start.lo <= c.exploring_start.hi))
     bad_config("exploring_start", "expected [lo, hi] with 0 < lo <= hi, got [" + std::to_string(c.exploring_start.lo) + ", " +
                                       std::to_string(c.exploring_start.hi) + "]");
+  if (!(std::isfinite(c.move_cost_rounds) && c.move_cost_rounds >= 0))
+    bad_config("move_cost_rounds", "expected a number >= 0, got " + std::to_string(c.move_cost_rounds));
+  if (c.move_cost_rounds > 0 && c.reward != LocalSgdBarrierEnvConfig::Reward::Time)
+    bad_config("move_cost_rounds", "is charged in the time reward's units; it needs reward: time");
   if (!(c.budget.target_accuracy > 0 && c.budget.target_accuracy <= 1))
     bad_config("budget.target_accuracy", "expected a number in (0, 1], got " + std::to_string(c.budget.target_accuracy));
   BarrierController check(c.controller);  // its constructor validates the controller options
@@ -116,6 +120,7 @@ StepResult LocalSgdBarrierEnv::step(int action) {
                                 std::to_string(epochs_) + "); call reset() first");
 
   // 3.1.3: "The agent will try to adjust this value at the beginning of each epoch" (or window).
+  const double barrier_before_ms = controller_->barrier_ms();
   controller_->move_barrier(action);
   const double barrier_ms = controller_->barrier_ms();
   const double start_ms = env_->clock_ms();
@@ -164,6 +169,7 @@ StepResult LocalSgdBarrierEnv::step(int action) {
   switch (config_.reward) {
     case LocalSgdBarrierEnvConfig::Reward::Time:
       result.reward = -step_ms / unit_ms;
+      if (barrier_ms != barrier_before_ms) result.reward -= config_.move_cost_rounds / config_.time_reward_rounds;
       break;
     case LocalSgdBarrierEnvConfig::Reward::LogTime:  // telescopes to -ln(1 + time / unit)
       result.reward = -std::log((unit_ms + elapsed_ms) / (unit_ms + elapsed_ms - step_ms));

@@ -31,6 +31,10 @@
 //          ratios; with this reward a policy 20% slower loses ln 1.2 of return on any cluster,
 //          where with Time it loses 20% of that cluster's time, so clusters with long episodes
 //          outweigh the rest.
+//     With move_cost_rounds > 0 (Time only), a step whose action changes T also pays that many
+//     reference rounds: a switching cost, so that a policy moves T only where the move pays for
+//     itself in time to target (without it, most training runs end in networks whose greedy move
+//     flips between doubling and halving from one round to the next; BENCHMARKS.md).
 // - terminated: the test accuracy after the step reached budget.target_accuracy.
 //   truncated: not terminated, and the episode has run budget.max_epochs epochs or its simulated
 //   clock has passed budget.max_sim_seconds (the clock counts the probing at the start too). The
@@ -90,6 +94,7 @@ struct LocalSgdBarrierEnvConfig {
   enum class Reward { Eq1, Time, LogTime };
   Reward reward = Reward::Eq1;
   double time_reward_rounds = 10.0;  // Time: reference rounds per unit of reward; LogTime: c (> 0)
+  double move_cost_rounds = 0;       // Time: reference rounds charged per change of T (>= 0; 0: none)
   // 0: evaluate after every step. > 0: only once this many reference rounds of simulated time have
   // passed since the last evaluation (and at every epoch's end and the budget's), so that an
   // episode at a tiny T (hundreds of short rounds) does not spend its wall time evaluating: the

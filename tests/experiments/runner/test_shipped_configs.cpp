@@ -120,3 +120,19 @@ TEST_CASE("a training config's reward: eq1, time or log_time, recorded for the p
   CHECK_THROWS_WITH_AS(experiments::load_train_config(dir / "train.yaml"),
                        doctest::Contains("train.yaml:2: reward: expected one of eq1, time, log_time, got 'log'"), common::ConfigError);
 }
+
+TEST_CASE("a training config's move_cost_rounds: recorded for the policy file, refused without the time reward") {
+  testing::TempDir dir;
+  testing::write_text(dir / "train.yaml", "environment: toy\nreward: time\nmove_cost_rounds: 1.5\n");
+  const experiments::TrainConfig config = experiments::load_train_config(dir / "train.yaml");
+  CHECK(config.move_cost_rounds == 1.5);
+  CHECK(config.training_info.at("move_cost_rounds") == "1.5");
+  testing::write_text(dir / "train.yaml", "environment: toy\nreward: time\n");
+  CHECK(experiments::load_train_config(dir / "train.yaml").training_info.count("move_cost_rounds") == 0);
+  testing::write_text(dir / "train.yaml", "environment: toy\nreward: eq1\nmove_cost_rounds: 1\n");
+  CHECK_THROWS_WITH_AS(experiments::load_train_config(dir / "train.yaml"),
+                       doctest::Contains("train.yaml:3: move_cost_rounds: is charged in the time reward's units; it needs reward: time"),
+                       common::ConfigError);
+  testing::write_text(dir / "train.yaml", "environment: toy\nreward: time\nmove_cost_rounds: -1\n");
+  CHECK_THROWS_WITH_AS(experiments::load_train_config(dir / "train.yaml"), doctest::Contains("train.yaml:3: move_cost_rounds"), common::ConfigError);
+}

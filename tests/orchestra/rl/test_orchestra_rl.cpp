@@ -322,6 +322,38 @@ TEST_CASE("RL env: the time reward pays minus the step's time in reference round
   CHECK_THROWS_WITH_AS(LocalSgdBarrierEnv{config}, doctest::Contains("time_reward_rounds"), std::invalid_argument);
 }
 
+TEST_CASE("RL env: move_cost_rounds charges each change of T that many reference rounds; holding, or a move stopped by a bound, is free") {
+  LocalSgdBarrierEnvConfig config = small_config();
+  config.reward = LocalSgdBarrierEnvConfig::Reward::Time;
+  config.time_reward_rounds = 0.5;
+  config.controller.move = orchestra::BarrierMove::Multiplicative;
+  config.controller.max_barrier_x_start = 2;  // one doubling reaches the bound
+  LocalSgdBarrierEnv free_moves(config);
+  config.move_cost_rounds = 2;
+  LocalSgdBarrierEnv costly(config);
+  free_moves.reset(5);
+  costly.reset(5);
+  // The same seed and actions give the same episode; only the reward differs, by 2 / 0.5 units per change of T.
+  const std::vector<int> actions = {0, +1, +1, -1, 0};
+  const std::vector<bool> changes = {false, true, false, true, false};  // the second +1 is stopped by the bound
+  for (std::size_t k = 0; k < actions.size() && !costly.episode_over(); ++k) {
+    CAPTURE(k);
+    const double before = costly.controller().barrier_ms();
+    const auto a = free_moves.step(actions[k]);
+    const auto b = costly.step(actions[k]);
+    CHECK(b.info.step_ms == a.info.step_ms);
+    CHECK((b.info.barrier_ms != before) == changes[k]);
+    CHECK(b.reward == doctest::Approx(a.reward - (changes[k] ? 4.0 : 0.0)));
+  }
+
+  config.move_cost_rounds = -1;
+  CHECK_THROWS_WITH_AS(LocalSgdBarrierEnv{config}, doctest::Contains("move_cost_rounds"), std::invalid_argument);
+  config.move_cost_rounds = 1;
+  config.reward = LocalSgdBarrierEnvConfig::Reward::LogTime;
+  CHECK_THROWS_WITH_AS(LocalSgdBarrierEnv{config}, doctest::Contains("move_cost_rounds: is charged in the time reward's units"),
+                       std::invalid_argument);
+}
+
 TEST_CASE("RL env: the log-time reward telescopes to -ln(1 + time / c), a miss pays ln 2 more") {
   LocalSgdBarrierEnvConfig config = small_config();
   config.reward = LocalSgdBarrierEnvConfig::Reward::LogTime;
