@@ -33,8 +33,9 @@
 //          outweigh the rest.
 //     With move_cost_rounds > 0 (Time only), a step whose action changes T also pays that many
 //     reference rounds: a switching cost, so that a policy moves T only where the move pays for
-//     itself in time to target (without it, most training runs end in networks whose greedy move
-//     flips between doubling and halving from one round to the next; BENCHMARKS.md).
+//     itself in time to target. Measured (BENCHMARKS.md, "A switching cost in training"): without
+//     it most runs end in networks whose greedy move flips between doubling and halving from one
+//     round to the next; at 0.5 a run stopped moving T altogether.
 // - terminated: the test accuracy after the step reached budget.target_accuracy.
 //   truncated: not terminated, and the episode has run budget.max_epochs epochs or its simulated
 //   clock has passed budget.max_sim_seconds (the clock counts the probing at the start too). The
