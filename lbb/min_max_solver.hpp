@@ -8,21 +8,12 @@
 // BOA and LB-BSP's GPU variant solve the same min-max integer programme, so they call this too.
 #pragma once
 
-#include <functional>
 #include <vector>
 
 #include "env/sim/batch_time_model.hpp"
+#include "lbb/worker_time_model.hpp"
 
 namespace lbb {
-
-// Predicted compute time (ms) of one step of `batch` samples on one worker. Must be nondecreasing
-// in `batch` over [1, max_batch]; the solver never calls it with batch <= 0 (no work, no time).
-using TimeFunction = std::function<double(int batch)>;
-
-struct WorkerTimeModel {
-  TimeFunction time_ms;
-  int max_batch = 0;  // B_lim_i (memory limit); 0 keeps the worker out
-};
 
 struct BatchAllocation {
   std::vector<int> batch_sizes;      // B_i, in worker order

@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "lbb/min_max_solver.hpp"
+#include "lbb/worker_time_model.hpp"
 
 namespace lbb::detail {
 

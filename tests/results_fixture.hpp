@@ -1,5 +1,5 @@
 // A small results directory written by hand, shaped like `orchestra run`'s output
-// (study/results/results_files.cpp), for the compare and plot tests. Values are chosen so that the
+// (experiments/results/results_files.cpp), for the compare and plot tests. Values are chosen so that the
 // table's numbers can be worked out by hand:
 //   dsgd:    time to target 100 s, idle per worker [10, 20] s  -> speedup 1.00x, idle 15.00
 //   lbb:     time to target  50 s, idle per worker [5, 15] s   -> speedup 2.00x, idle 10.00

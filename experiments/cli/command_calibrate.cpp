@@ -1,5 +1,5 @@
 // `orchestra calibrate`: a real run's results -> a calibrated `cluster.mode: simulated` config
-// (study/calibration/), with the fit's residuals printed.
+// (experiments/calibration/), with the fit's residuals printed.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -8,8 +8,8 @@
 #include "common/errors.hpp"
 #include "env/train/local_sgd_env.hpp"
 #include "env/train/models.hpp"
-#include "study/calibration/calibrate.hpp"
-#include "study/calibration/calibrated_config.hpp"
+#include "experiments/calibration/calibrate.hpp"
+#include "experiments/calibration/calibrated_config.hpp"
 #include "experiments/cli/cli_args.hpp"
 #include "experiments/cli/commands.hpp"
 

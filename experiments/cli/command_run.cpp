@@ -8,7 +8,7 @@
 #include "experiments/registry/policy_registry.hpp"
 #include "experiments/runner/experiment.hpp"
 #include "experiments/runner/seed_runs.hpp"
-#include "study/analysis/plots.hpp"
+#include "experiments/analysis/plots.hpp"
 #include "experiments/cli/result_story.hpp"
 
 namespace experiments {

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "study/analysis/explanation.hpp"
-#include "study/analysis/seed_stats.hpp"
+#include "experiments/analysis/explanation.hpp"
+#include "experiments/analysis/seed_stats.hpp"
 
 namespace experiments {
 namespace {

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "study/analysis/plots.hpp"
-#include "study/results/policy_outcome.hpp"
-#include "study/results/results_reader.hpp"
+#include "experiments/analysis/plots.hpp"
+#include "experiments/results/policy_outcome.hpp"
+#include "experiments/results/results_reader.hpp"
 
 namespace experiments {
 

@@ -19,9 +19,9 @@
 #include "agents/policy_file.hpp"
 #include "common/atomic_file.hpp"
 #include "common/errors.hpp"
-#include "study/analysis/plots.hpp"
-#include "study/results/results_reader.hpp"
-#include "study/results/round_series.hpp"
+#include "experiments/analysis/plots.hpp"
+#include "experiments/results/results_reader.hpp"
+#include "experiments/results/round_series.hpp"
 #include "experiments/runner/progress_reporter.hpp"
 #include "experiments/runner/seed_runs.hpp"
 

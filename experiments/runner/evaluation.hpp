@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "study/analysis/controller_evaluation.hpp"
+#include "experiments/analysis/controller_evaluation.hpp"
 #include "experiments/config/config.hpp"
 
 namespace experiments {

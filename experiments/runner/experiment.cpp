@@ -10,9 +10,9 @@
 #include "env/train/device.hpp"
 #include "common/atomic_file.hpp"
 #include "experiments/registry/policy_registry.hpp"
-#include "study/results/results_files.hpp"
-#include "study/analysis/comparison.hpp"
-#include "study/analysis/speedup.hpp"
+#include "experiments/results/results_files.hpp"
+#include "experiments/analysis/comparison.hpp"
+#include "experiments/analysis/speedup.hpp"
 #include "env/train/compute_threads.hpp"
 #include "common/yaml_reader.hpp"
 

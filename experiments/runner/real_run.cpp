@@ -7,7 +7,7 @@
 #include "experiments/registry/policy_registry.hpp"
 #include "experiments/runner/real_checkpoint.hpp"
 #include "env/real/real_cluster.hpp"
-#include "study/results/results_files.hpp"
+#include "experiments/results/results_files.hpp"
 #include "env/train/compute_threads.hpp"
 #include "env/train/device.hpp"
 

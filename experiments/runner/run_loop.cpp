@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "env/train/local_sgd_env.hpp"
-#include "study/results/round_csv.hpp"
+#include "experiments/results/round_csv.hpp"
 
 namespace experiments {
 

@@ -12,7 +12,7 @@
 #include "env/round_cluster.hpp"
 #include "env/train/dataset.hpp"
 #include "experiments/config/config.hpp"
-#include "study/results/policy_outcome.hpp"
+#include "experiments/results/policy_outcome.hpp"
 #include "experiments/runner/progress.hpp"
 
 namespace experiments {

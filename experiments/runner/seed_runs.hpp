@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "study/analysis/seed_stats.hpp"
+#include "experiments/analysis/seed_stats.hpp"
 #include "experiments/runner/experiment.hpp"
 
 namespace experiments {

@@ -14,8 +14,8 @@
 #include <sstream>
 
 #include "common/csv_table.hpp"
-#include "study/analysis/explanation.hpp"
-#include "study/analysis/time_shares.hpp"
+#include "experiments/analysis/explanation.hpp"
+#include "experiments/analysis/time_shares.hpp"
 #include "experiments/config/config.hpp"
 #include "experiments/runner/experiment.hpp"
 #include "test_helpers.hpp"

@@ -9,8 +9,8 @@
 #include "common/errors.hpp"
 #include "experiments/config/config.hpp"
 #include "experiments/runner/experiment.hpp"
-#include "study/analysis/comparison.hpp"
-#include "study/analysis/speedup.hpp"
+#include "experiments/analysis/comparison.hpp"
+#include "experiments/analysis/speedup.hpp"
 #include "test_helpers.hpp"
 
 namespace fs = std::filesystem;

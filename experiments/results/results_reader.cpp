@@ -1,0 +1,222 @@
+#include "experiments/results/results_reader.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/errors.hpp"
+#include "common/csv_table.hpp"
+
+namespace experiments {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+bool is_policy_folder(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_regular_file(dir / "summary.json", ec);
+}
+
+// Sub-folders in name order; hidden ones (a run's staging folders, ".git") are skipped.
+std::vector<fs::path> sub_folders(const fs::path& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.empty() && name[0] != '.' && entry.is_directory(ec)) out.push_back(entry.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+nlohmann::json read_json(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw common::DataError(path.string() + ": cannot read");
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw common::DataError(path.string() + ": not valid JSON (" + e.what() + ")");
+  }
+}
+
+// A number from summary.json: absent or null reads as NaN; any other type is an error.
+double number_field(const nlohmann::json& summary, const char* key, const fs::path& file) {
+  const auto it = summary.find(key);
+  if (it == summary.end() || it->is_null()) return kNaN;
+  if (!it->is_number()) throw common::DataError(file.string() + ": " + key + ": expected a number, got " + it->dump());
+  return it->get<double>();
+}
+
+std::string text_field(const nlohmann::json& summary, const char* key, const std::string& fallback) {
+  const auto it = summary.find(key);
+  return it != summary.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+// A real run's files name their clock wall_time_s, a simulated run's sim_time_s.
+std::size_t time_column(const common::CsvTable& t) {
+  if (const auto wall = t.find("wall_time_s")) return *wall;
+  return t.column("sim_time_s");
+}
+
+std::vector<EpochRow> read_epochs(const fs::path& path) {
+  std::vector<EpochRow> rows;
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return rows;
+  const common::CsvTable t = common::read_csv(path.string());
+  const auto epoch = t.column("epoch"), time = time_column(t), acc = t.column("accuracy"), loss = t.column("loss");
+  const auto se = t.find("straggler_effect"), util = t.find("utilization");
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    EpochRow row;
+    row.epoch = static_cast<int>(t.number(r, epoch));
+    row.sim_time_s = t.number(r, time);
+    row.accuracy = t.number(r, acc);
+    row.loss = t.number(r, loss);
+    row.straggler_effect = se ? t.number(r, *se) : kNaN;
+    row.utilization = util ? t.number(r, *util) : kNaN;
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::vector<EvalRow> read_evals(const fs::path& path) {
+  std::vector<EvalRow> rows;
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return rows;
+  const common::CsvTable t = common::read_csv(path.string());
+  const auto round = t.column("round"), epoch = t.column("epoch"), time = time_column(t), acc = t.column("accuracy"),
+             loss = t.column("loss");
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    EvalRow row;
+    row.round = static_cast<std::int64_t>(t.number(r, round));
+    row.epoch = static_cast<int>(t.number(r, epoch));
+    row.sim_time_s = t.number(r, time);
+    row.accuracy = t.number(r, acc);
+    row.loss = t.number(r, loss);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+bool is_regular(const fs::path& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec);
+}
+
+std::string file_if_present(const fs::path& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec) ? path.string() : std::string();
+}
+
+// The order the experiment ran its policies in: the order their folders were completed (each
+// appears whole when its run ends, results_files.hpp; epochs.csv is written with it and never
+// again, unlike summary.json, whose speedup can change once every policy has run). A copy with
+// `cp -r` may not keep the times: then by name.
+void order_as_run(std::vector<PolicyResults>& policies) {
+  auto written = [](const PolicyResults& p) {
+    std::error_code ec;
+    return fs::last_write_time(fs::path(p.dir) / "epochs.csv", ec);
+  };
+  std::stable_sort(policies.begin(), policies.end(), [&](const PolicyResults& a, const PolicyResults& b) {
+    const auto ta = written(a), tb = written(b);
+    if (ta != tb) return ta < tb;
+    return a.label < b.label;
+  });
+}
+
+RunResults read_run(const fs::path& dir, const std::vector<fs::path>& policy_dirs) {
+  RunResults run;
+  run.dir = dir.string();
+  run.name = fs::absolute(dir).lexically_normal().filename().string();
+  if (run.name.empty()) run.name = fs::absolute(dir).lexically_normal().parent_path().filename().string();
+  for (const auto& p : policy_dirs) {
+    run.policies.push_back(read_policy_folder(p.string()));
+    if (run.train_csv.empty()) run.train_csv = file_if_present(p / "train.csv");
+  }
+  const std::string own_train = file_if_present(dir / "train.csv");
+  if (!own_train.empty()) run.train_csv = own_train;
+  order_as_run(run.policies);
+  return run;
+}
+
+}  // namespace
+
+PolicyResults read_policy_folder(const std::string& dir_name) {
+  const fs::path dir(dir_name);
+  const fs::path summary_path = dir / "summary.json";
+  const nlohmann::json summary = read_json(summary_path);
+  if (!summary.is_object()) throw common::DataError(summary_path.string() + ": expected a JSON object");
+  PolicyResults p;
+  p.dir = dir.string();
+  p.label = text_field(summary, "label", fs::absolute(dir).lexically_normal().filename().string());
+  p.policy = text_field(summary, "policy", p.label);
+  p.target_accuracy = number_field(summary, "target_accuracy", summary_path);
+  const double ttt = number_field(summary, "time_to_target_s", summary_path);
+  if (std::isfinite(ttt)) p.time_to_target_s = ttt;
+  if (const auto t = summary.find("timing_only"); t != summary.end() && t->is_boolean()) p.timing_only = t->get<bool>();
+  p.final_accuracy = number_field(summary, "final_accuracy", summary_path);
+  p.final_loss = number_field(summary, "final_loss", summary_path);
+  if (summary.contains("wall_time_s")) p.clock = env::ClockKind::Wall;
+  p.sim_time_s = number_field(summary, p.clock == env::ClockKind::Wall ? "wall_time_s" : "sim_time_s", summary_path);
+  const double epochs = number_field(summary, "epochs", summary_path);
+  const double rounds = number_field(summary, "rounds", summary_path);
+  p.epochs = std::isfinite(epochs) ? static_cast<std::int64_t>(epochs) : 0;
+  p.rounds = std::isfinite(rounds) ? static_cast<std::int64_t>(rounds) : 0;
+  p.mean_straggler_effect = number_field(summary, "mean_straggler_effect", summary_path);
+  p.mean_utilization = number_field(summary, "mean_utilization", summary_path);
+  if (const auto idle = summary.find("idle_s_per_worker"); idle != summary.end() && idle->is_array())
+    for (const auto& v : *idle) p.idle_s_per_worker.push_back(v.is_number() ? v.get<double>() : kNaN);
+  p.epoch_rows = read_epochs(dir / "epochs.csv");
+  p.evals = read_evals(dir / "evals.csv");
+  p.rounds_csv = file_if_present(dir / "rounds.csv");
+  p.iterations_csv = file_if_present(dir / "iterations.csv");
+  return p;
+}
+
+std::vector<RunResults> read_results(const std::vector<std::string>& dirs) {
+  if (dirs.empty()) throw common::DataError("no results directory given");
+  std::vector<RunResults> runs;
+  for (const auto& name : dirs) {
+    const fs::path dir(name);
+    std::error_code ec;
+    if (!fs::exists(dir, ec)) throw common::DataError(name + ": no such directory");
+    if (!fs::is_directory(dir, ec)) throw common::DataError(name + ": not a directory");
+    if (is_policy_folder(dir)) {
+      runs.push_back(read_run(dir.parent_path().empty() ? fs::path(".") : dir.parent_path(), {dir}));
+      continue;
+    }
+    std::vector<fs::path> policy_dirs;
+    std::vector<fs::path> experiment_dirs;
+    for (const auto& sub : sub_folders(dir)) {
+      if (is_policy_folder(sub)) {
+        policy_dirs.push_back(sub);
+      } else {
+        bool holds_policies = false;
+        for (const auto& subsub : sub_folders(sub)) holds_policies = holds_policies || is_policy_folder(subsub);
+        if (holds_policies) experiment_dirs.push_back(sub);
+      }
+    }
+    if (!policy_dirs.empty() || is_regular(dir / "train.csv")) {
+      // A folder of `orchestra train` holds train.csv and no policy folders: its curve is plotted.
+      runs.push_back(read_run(dir, policy_dirs));
+    } else if (!experiment_dirs.empty()) {
+      for (const auto& e : experiment_dirs) {
+        std::vector<fs::path> inner;
+        for (const auto& sub : sub_folders(e))
+          if (is_policy_folder(sub)) inner.push_back(sub);
+        runs.push_back(read_run(e, inner));
+      }
+    } else {
+      throw common::DataError(name + ": no results here (expected policy folders holding summary.json, as written by `orchestra run`)");
+    }
+  }
+  return runs;
+}
+
+}  // namespace experiments

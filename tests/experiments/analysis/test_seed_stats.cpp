@@ -1,0 +1,65 @@
+// The summary over seeds, with values worked out by hand.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "experiments/analysis/seed_stats.hpp"
+#include "results_fixture.hpp"
+
+using namespace experiments;
+
+TEST_CASE("seeds: Student's t at 97.5% and a sample's mean, sd and 95% CI half-width") {
+  CHECK(t_critical_95(1) == doctest::Approx(12.706));
+  CHECK(t_critical_95(4) == doctest::Approx(2.776));
+  CHECK(t_critical_95(30) == doctest::Approx(2.042));
+  CHECK(t_critical_95(35) == doctest::Approx(2.021));
+  CHECK(t_critical_95(1000) == doctest::Approx(1.960));
+  const Spread s = spread_of({10, 12, 14});
+  CHECK(s.n == 3);
+  CHECK(s.mean == doctest::Approx(12));
+  CHECK(s.sd == doctest::Approx(2));
+  CHECK(s.ci95 == doctest::Approx(4.303 * 2 / std::sqrt(3.0)));
+  const Spread one = spread_of({5});
+  CHECK(one.mean == 5);
+  CHECK(std::isnan(one.ci95));
+  CHECK(std::isnan(spread_of({}).mean));
+}
+
+TEST_CASE("seeds: per-policy summary with the paired speedup, by hand from two seeds") {
+  testing::TempDir tmp;
+  // seed 1: dsgd 100 s, lbb 50 s (2x); seed 2: dsgd 120 s, lbb 40 s (3x); fixed-t never reaches it.
+  testing::write_results(tmp / "run/seed-1");
+  testing::write_results(tmp / "run/seed-2");
+  testing::write_policy(tmp / "run/seed-2", "dsgd", "120", "[10, 20]", "round,epoch,worker\n");
+  testing::write_policy(tmp / "run/seed-2", "lbb", "40", "[5, 15]", "round,epoch,worker\n");
+  const auto runs = read_results({tmp / "run"});
+  REQUIRE(is_seed_folder(runs));
+  const auto rows = seed_rows(runs);
+  REQUIRE(rows.size() == 3);
+  const SeedRow& dsgd = rows[0];
+  const SeedRow& lbb = rows[1];
+  const SeedRow& fixed = rows[2];
+  CHECK(dsgd.label == "dsgd");
+  CHECK(dsgd.reference == "dsgd");
+  CHECK(dsgd.time_to_target_s.mean == doctest::Approx(110));
+  CHECK(dsgd.time_to_target_s.sd == doctest::Approx(std::sqrt(200.0)));
+  CHECK(dsgd.speedup.mean == doctest::Approx(1.0));
+  CHECK(lbb.reached == 2);
+  CHECK(lbb.time_to_target_s.mean == doctest::Approx(45));
+  CHECK(lbb.time_to_target_s.ci95 == doctest::Approx(12.706 * std::sqrt(50.0) / std::sqrt(2.0)));
+  // Paired: (100/50 + 120/40) / 2 = 2.5, not 110/45 = 2.44 (the ratio of the means).
+  CHECK(lbb.speedup.mean == doctest::Approx(2.5));
+  CHECK(lbb.speedup.sd == doctest::Approx(std::sqrt(0.5)));
+  CHECK(fixed.reached == 0);
+  CHECK(fixed.seeds == 2);
+  CHECK(fixed.speedup.n == 0);
+  CHECK(lbb.epoch_time_s.mean == doctest::Approx(150.5 / 2));
+  const std::string md = seed_markdown(rows);
+  CHECK(md.find("| policy | seeds reached | time to 80.0% (s), mean ± 95% CI | sd | paired speedup vs dsgd |") == 0);
+  CHECK(md.find("| lbb | 2/2 | 45.00 ± 63.53 | 7.07 | 2.50x ± 6.35x |") != std::string::npos);
+  CHECK(md.find("| fixed-t | 0/2 | - | - | - |") != std::string::npos);
+  const std::string csv = seed_csv(rows);
+  CHECK(csv.find("lbb,lbb,2,2,0.8,45,7.07106781,63.53,") != std::string::npos);
+  // One run, or runs not named seed-<N>, are not a multi-seed folder.
+  CHECK_FALSE(is_seed_folder(read_results({tmp / "run/seed-1"})));
+}
