@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "common/errors.hpp"
+#include "env/sim/averaging_round.hpp"
 #include "env/sim/simulation.hpp"
 #include "env/train/device.hpp"
 
@@ -152,33 +153,26 @@ void RealWorker::run_gradient_round(const RoundPlan& plan, RealRoundStats& stats
   if (mine.size > 0) stats.worker.compute_ms += update_ms;
 }
 
-// Simulation::run_average_round with real steps: tau_i local steps on this rank's shard, MLLSGD's
-// intra-server averages every H1 steps, then the global average (Orchestra Eq. 2).
+// The round describe_averaging_round gives (as Simulation::run_average_round runs it), with real
+// steps on this rank's shard only and every average an all-reduce in which each rank adds its
+// weighted model (zeros outside the average).
 void RealWorker::run_average_round(const RoundPlan& plan, RealRoundStats& stats) {
   const std::size_t n = plan.workers.size();
-  const auto me = static_cast<std::size_t>(comm_.rank());
-  std::vector<std::int64_t> steps(n, 0);
-  std::vector<std::int64_t> samples(n, 0);
-  std::int64_t longest = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    steps[i] = std::min<std::int64_t>(plan.workers[i].local_steps, batches_left(order_.shard_remaining(static_cast<int>(i)), plan.workers[i].batch_size));
-    longest = std::max(longest, steps[i]);
-  }
-  if (longest == 0) throw common::PlanError("the plan processes no samples: the workers with data left in this epoch have batch 0 or no local steps");
+  const int me = comm_.rank();
+  const AveragingRound round = describe_averaging_round(plan, spec_.cluster, order_);
+  if (round.took_part.empty()) throw common::PlanError("the plan processes no samples: the workers with data left in this epoch have batch 0 or no local steps");
+  const GlobalAverage& global = round.global;
   // FedNova and the outer optimizer start from the global model as the round starts (x_t).
-  const bool global_round = plan.weighting == AverageWeighting::FedNova || plan.outer.has_value();
   std::vector<torch::Tensor> round_start;
-  if (global_round) {
+  if (global.needs_round_start()) {
     torch::NoGradGuard no_grad;
     for (const auto& p : replicas_->model(0).parameters()) round_start.push_back(p.clone());
   }
-  const std::int64_t chunk = plan.server_average_every > 0 ? plan.server_average_every : longest;
-  for (std::int64_t first = 0; first < longest; first += chunk) {
+  for (const AveragingChunk& chunk : round.chunks) {
     for (std::size_t i = 0; i < n; ++i)
-      for (std::int64_t s = first; s < std::min(first + chunk, steps[i]); ++s) {
+      for (std::int64_t s = chunk.first; s < std::min(chunk.end, round.steps[i]); ++s) {
         const IndexSpan batch = order_.take_shard(static_cast<int>(i), plan.workers[i].batch_size);
-        samples[i] += batch.size;
-        if (i != me) continue;
+        if (static_cast<int>(i) != me) continue;  // every rank advances every shard's cursor alike
         const auto xy = gather_batch(data_->train, batch);
         const torch::Tensor& x = xy.first;
         const torch::Tensor& y = xy.second;
@@ -189,58 +183,33 @@ void RealWorker::run_average_round(const RoundPlan& plan, RealRoundStats& stats)
         ++stats.worker.local_steps;
         ++stats.loss_count;
       }
-    if (plan.server_average_every <= 0 || first + chunk >= longest) continue;
     // Every rank joins every server's all-reduce (a rank outside the server adds zeros): c10d
     // collectives are over the whole group, and this keeps one group for the run.
-    const auto server_of = [&](std::size_t i) { return spec_.cluster.workers[i].server; };
-    for (int server = 0; server < spec_.cluster.num_servers(); ++server) {
-      int members = 0;
-      for (std::size_t i = 0; i < n; ++i) members += server_of(i) == server && steps[i] > first;
-      if (members == 0) continue;
-      const bool member = server_of(me) == server && steps[me] > first;
-      average(member ? 1.0 / members : 0.0, member, "server " + std::to_string(server) + " average of round " + std::to_string(round_), stats);
+    for (const AverageGroup& server : chunk.server_averages) {
+      const int id = spec_.cluster.workers[static_cast<std::size_t>(server.members[0])].server;
+      average(server.weight_of(me), server.contains(me), "server " + std::to_string(id) + " average of round " + std::to_string(round_), stats);
     }
   }
-  double total = 0;
-  int members = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    if (steps[i] > 0) total += static_cast<double>(samples[i]), ++members;
-  // FedNova's p_i are the sample shares (as in the simulator, Simulation::run_average_round).
-  const bool by_samples = plan.weighting == AverageWeighting::BySamples || plan.weighting == AverageWeighting::FedNova;
-  const auto share = [&](std::size_t i) { return by_samples ? static_cast<double>(samples[i]) / total : 1.0 / members; };
-  // Eq. 2 with N fixed: a rank without steps adds the global model it holds, with weight 1/N.
-  const bool all_workers = plan.weighting == AverageWeighting::AllWorkers;
-  const double weight = all_workers ? 1.0 / static_cast<double>(n) : steps[me] > 0 ? share(me) : 0.0;
   const std::string what = "model average of round " + std::to_string(round_);
-  if (!global_round) {
-    average(weight, true, what, stats);
+  if (!global.needs_round_start()) {
+    average(global.weight_of(me), true, what, stats);
     return;
   }
-  // FedNova: each rank adds p_i / a_i (x_t - x_i); the sum is scaled by tau_eff = sum_i p_i a_i,
-  // which every rank computes alike from the plan's steps (ReplicaSet::global_update's math).
-  const bool fednova = plan.weighting == AverageWeighting::FedNova;
+  // FedNova and the outer optimizer: each rank adds its term of the global model's sum
+  // (global_update.hpp), the same sum the simulator computes in one process; buffers are averaged.
   const double rho = spec_.training.optimizer.momentum;
-  double tau_eff = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    if (steps[i] > 0) tau_eff += share(i) * fednova_effective_steps(static_cast<int>(steps[i]), rho);
-  const double a_me = fednova_effective_steps(static_cast<int>(steps[me]), rho);
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> mine = state();
   const std::size_t parameters = round_start.size();
-  std::vector<torch::Tensor> sum;
-  for (std::size_t k = 0; k < mine.size(); ++k) {
-    if (k < parameters && fednova)
-      sum.push_back(a_me > 0 ? (round_start[k] - mine[k]) * (weight / a_me) : torch::zeros_like(mine[k]));
-    else
-      sum.push_back(mine[k] * weight);  // the plain weighted mean (and the buffers always)
-  }
+  std::vector<torch::Tensor> sum =
+      global_term(global, rho, me, round_start, std::vector<torch::Tensor>(mine.begin(), mine.begin() + static_cast<std::ptrdiff_t>(parameters)));
+  for (std::size_t k = parameters; k < mine.size(); ++k) sum.push_back(mine[k] * global.weight_of(me));
   const auto start = Clock::now();
   comm_.all_reduce_sum(sum, what);
   stats.sync_ms += ms_since(start);
-  std::vector<torch::Tensor> next(sum.begin(), sum.begin() + static_cast<std::ptrdiff_t>(parameters));
-  if (fednova)
-    for (std::size_t k = 0; k < parameters; ++k) next[k] = round_start[k] - sum[k] * tau_eff;
-  if (plan.outer) next = outer_.step(round_start, next, *plan.outer);
+  std::vector<torch::Tensor> next =
+      global_from_sum(global, rho, round_start, std::vector<torch::Tensor>(sum.begin(), sum.begin() + static_cast<std::ptrdiff_t>(parameters)));
+  if (global.outer) next = outer_.step(round_start, next, *global.outer);
   for (std::size_t k = 0; k < mine.size(); ++k) mine[k].copy_(k < parameters ? next[k] : sum[k]);
 }
 

@@ -109,27 +109,19 @@ void Simulation::run_gradient_round(const RoundPlan& plan, RoundReport& report) 
   report.clock_ms = clock_ms_ + slowest + report.comm_ms + spec_.cluster.overhead.fixed_ms;
 }
 
+// The round describe_averaging_round gives, on the simulated clock: each worker's steps at its
+// own pace, a barrier (the slowest member) before every average, the cost model's all-reduce.
 void Simulation::run_average_round(const RoundPlan& plan, RoundReport& report) {
   const std::size_t n = plan.workers.size();
-  std::vector<std::int64_t> steps(n, 0);
-  std::int64_t longest = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto& w = plan.workers[i];
-    steps[i] = std::min<std::int64_t>(w.local_steps, batches_left(data_.shard_remaining(static_cast<int>(i)), w.batch_size));
-    longest = std::max(longest, steps[i]);
-  }
-  // MLLSGD: local steps in chunks of H1, each closed by an average inside every server.
-  const std::int64_t chunk = plan.server_average_every > 0 ? plan.server_average_every : std::max<std::int64_t>(longest, 1);
+  const AveragingRound round = describe_averaging_round(plan, spec_.cluster, data_);
   std::vector<double> now(n, clock_ms_);
-  const auto& workers = spec_.cluster.workers;
-  const bool global_round = plan.weighting == AverageWeighting::FedNova || plan.outer.has_value();
-  if (hooks_ && global_round) hooks_->begin_global_round();
+  if (hooks_ && round.global.needs_round_start()) hooks_->begin_global_round();
 
-  for (std::int64_t first = 0; first < longest; first += chunk) {
+  for (const AveragingChunk& chunk : round.chunks) {
     std::vector<std::vector<IndexSpan>> chunk_batches(n);
     for (std::size_t i = 0; i < n; ++i) {
       auto& stats = report.workers[i];
-      for (std::int64_t s = first; s < std::min(first + chunk, steps[i]); ++s) {
+      for (std::int64_t s = chunk.first; s < std::min(chunk.end, round.steps[i]); ++s) {
         const IndexSpan batch = data_.take_shard(static_cast<int>(i), plan.workers[i].batch_size);
         const double ms = cluster_.step_ms(static_cast<int>(i), static_cast<int>(batch.size), now[i]);
         now[i] += ms + spec_.cluster.overhead.per_step_ms;
@@ -142,43 +134,25 @@ void Simulation::run_average_round(const RoundPlan& plan, RoundReport& report) {
     }
     if (hooks_)
       for (double loss : hooks_->local_steps(chunk_batches)) add_loss(loss);
-    const bool last_chunk = first + chunk >= longest;
-    if (plan.server_average_every <= 0 || last_chunk) continue;  // the global average follows
-    for (int server = 0; server < spec_.cluster.num_servers(); ++server) {
-      std::vector<int> members;
+    for (const AverageGroup& server : chunk.server_averages) {  // MLLSGD, over the fast intra-server link
       double barrier = 0;
-      for (std::size_t i = 0; i < n; ++i)
-        if (workers[i].server == server && steps[i] > first) {
-          members.push_back(static_cast<int>(i));
-          barrier = std::max(barrier, now[i]);
-        }
-      if (members.empty()) continue;
-      const double comm = ring_allreduce_ms(static_cast<int>(members.size()), spec_.message_bytes, spec_.network.intra_server);
-      for (int m : members) {
+      for (int m : server.members) barrier = std::max(barrier, now[static_cast<std::size_t>(m)]);
+      const double comm = ring_allreduce_ms(static_cast<int>(server.members.size()), spec_.message_bytes, spec_.network.intra_server);
+      for (int m : server.members) {
         report.workers[static_cast<std::size_t>(m)].idle_ms += barrier - now[static_cast<std::size_t>(m)];
         now[static_cast<std::size_t>(m)] = barrier + comm;
       }
-      if (hooks_) hooks_->average(members, std::vector<double>(members.size(), 1.0 / members.size()), members);
+      if (hooks_) hooks_->average(server, server.members);
     }
   }
 
   // The global barrier: every worker that took part waits for the slowest, then all average.
-  std::vector<int> members;
   double barrier = clock_ms_;
-  double samples = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    if (steps[i] > 0) {
-      members.push_back(static_cast<int>(i));
-      barrier = std::max(barrier, now[i]);
-      samples += report.workers[i].samples;
-    }
-  for (std::size_t i = 0; i < n; ++i) report.workers[i].idle_ms += barrier - (steps[i] > 0 ? now[i] : clock_ms_);
-  std::vector<int> everyone(n);
-  std::iota(everyone.begin(), everyone.end(), 0);
-  // Eq. 2 with N fixed: the workers without steps join the average (and its all-reduce) with the
-  // global model they hold. Otherwise only the workers that took part are averaged.
-  const std::vector<int>& averaged = plan.weighting == AverageWeighting::AllWorkers && !members.empty() ? everyone : members;
-  if (plan.server_average_every > 0) {
+  for (int m : round.took_part) barrier = std::max(barrier, now[static_cast<std::size_t>(m)]);
+  for (std::size_t i = 0; i < n; ++i) report.workers[i].idle_ms += barrier - (round.steps[i] > 0 ? now[i] : clock_ms_);
+  const std::vector<int>& averaged = round.global.members;
+  const auto& workers = spec_.cluster.workers;
+  if (round.hierarchical) {
     // Hierarchical: reduce inside each server, ring across servers, broadcast inside each server.
     std::vector<int> per_server(static_cast<std::size_t>(spec_.cluster.num_servers()), 0);
     for (int m : averaged) ++per_server[static_cast<std::size_t>(workers[static_cast<std::size_t>(m)].server)];
@@ -190,19 +164,13 @@ void Simulation::run_average_round(const RoundPlan& plan, RoundReport& report) {
     report.comm_ms = averaged.empty() ? 0.0 : ring_allreduce_ms(static_cast<int>(averaged.size()), spec_.message_bytes, link_for(averaged));
   }
   if (hooks_ && !averaged.empty()) {
-    // FedNova's p_i are the sample shares, as BySamples' weights (Wang et al. 2020, Eq. 6).
-    const bool by_samples = plan.weighting == AverageWeighting::BySamples || plan.weighting == AverageWeighting::FedNova;
-    std::vector<double> weights;
-    std::vector<int> member_steps;
-    for (int m : averaged) {
-      const auto& w = report.workers[static_cast<std::size_t>(m)];
-      weights.push_back(by_samples ? w.samples / samples : 1.0 / static_cast<double>(averaged.size()));
-      member_steps.push_back(w.local_steps);
+    if (round.global.needs_round_start()) {
+      hooks_->global_update(round.global);
+    } else {
+      std::vector<int> everyone(n);
+      std::iota(everyone.begin(), everyone.end(), 0);
+      hooks_->average(round.global, everyone);
     }
-    if (global_round)
-      hooks_->global_update(averaged, weights, member_steps, plan);
-    else
-      hooks_->average(averaged, weights, everyone);
   }
   report.clock_ms = barrier + report.comm_ms + spec_.cluster.overhead.fixed_ms;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "env/barrier_policy.hpp"
+#include "env/sim/averaging_round.hpp"
 #include "common/errors.hpp"
 #include "env/sim/cluster.hpp"
 #include "env/sim/epoch_data.hpp"
@@ -30,16 +31,14 @@ class TrainingHooks {
   // Local steps: batches[i] lists worker i's batches, in order (workers train independently, so
   // they may run side by side); returns each step's training loss, worker 0's first.
   virtual std::vector<double> local_steps(const std::vector<std::vector<IndexSpan>>& batches) = 0;
-  // Writes the weighted average of `members` into every replica in `receivers`.
-  virtual void average(const std::vector<int>& members, const std::vector<double>& weights,
-                       const std::vector<int>& receivers) = 0;
-  // FedNova and the outer optimizer (plans with weighting FedNova or an outer optimizer): the
-  // model at the start of the round, kept before its first local step ...
+  // Writes the weighted average `group` (averaging_round.hpp) into every replica in `receivers`.
+  virtual void average(const AverageGroup& group, const std::vector<int>& receivers) = 0;
+  // FedNova and the outer optimizer (GlobalAverage::needs_round_start): the model at the start of
+  // the round, kept before its first local step ...
   virtual void begin_global_round() { throw std::logic_error("this training cannot run FedNova or an outer optimizer"); }
-  // ... and the round's global average from it: `steps` are the members' local steps this round.
-  virtual void global_update(const std::vector<int>& members, const std::vector<double>& weights, const std::vector<int>& steps,
-                             const RoundPlan& plan) {
-    (void)members, (void)weights, (void)steps, (void)plan;
+  // ... and the round's global model from it, written into every replica.
+  virtual void global_update(const GlobalAverage& global) {
+    (void)global;
     throw std::logic_error("this training cannot run FedNova or an outer optimizer");
   }
 };

@@ -269,21 +269,18 @@ void BatchedReplicaSet::snapshot_global() {
   for (const auto& p : params_) round_start_.push_back(p[0].clone());
 }
 
-void BatchedReplicaSet::global_update(const std::vector<int>& members, const std::vector<double>& weights, const std::vector<int>& steps,
-                                      bool fednova, const std::optional<OuterOptimizer>& outer) {
-  if (members.empty()) return;
+void BatchedReplicaSet::global_update(const GlobalAverage& global) {
+  if (global.members.empty()) return;
   if (round_start_.size() != params_.size()) throw std::logic_error("global_update without snapshot_global at the round's start");
   torch::NoGradGuard no_grad;
   std::vector<std::vector<torch::Tensor>> workers;
-  std::vector<double> a;
-  for (std::size_t m = 0; m < members.size(); ++m) {
+  for (int m : global.members) {
     std::vector<torch::Tensor> views;
-    for (const auto& p : params_) views.push_back(p[members[m]]);
+    for (const auto& p : params_) views.push_back(p[m]);
     workers.push_back(std::move(views));
-    a.push_back(fednova_effective_steps(steps[m], optimizer_.momentum));
   }
-  std::vector<torch::Tensor> next = combine(round_start_, workers, weights, fednova ? &a : nullptr);
-  if (outer) next = outer_.step(round_start_, next, *outer);
+  std::vector<torch::Tensor> next = combine(global, optimizer_.momentum, round_start_, workers);
+  if (global.outer) next = outer_.step(round_start_, next, *global.outer);
   for (std::size_t k = 0; k < params_.size(); ++k) params_[k].copy_(next[k].unsqueeze(0));
 }
 

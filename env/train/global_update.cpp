@@ -1,24 +1,16 @@
 #include "env/train/global_update.hpp"
 
-#include <cmath>
 #include <stdexcept>
 
 namespace env {
 
-double fednova_effective_steps(int steps, double rho) {
-  if (steps <= 0) return 0.0;
-  if (rho <= 0) return steps;
-  // sum_{k=1..tau} (1 - rho^k) / (1 - rho): step k of momentum SGD from a zero buffer moves by
-  // (1 - rho^k) / (1 - rho) gradients.
-  return (steps - rho * (1.0 - std::pow(rho, steps)) / (1.0 - rho)) / (1.0 - rho);
-}
-
-std::vector<torch::Tensor> combine(const std::vector<torch::Tensor>& x_t, const std::vector<std::vector<torch::Tensor>>& workers,
-                                   const std::vector<double>& p, const std::vector<double>* effective_steps) {
-  if (workers.empty() || workers.size() != p.size()) throw std::invalid_argument("combine: one weight per worker");
+std::vector<torch::Tensor> combine(const GlobalAverage& g, double rho, const std::vector<torch::Tensor>& x_t,
+                                   const std::vector<std::vector<torch::Tensor>>& workers) {
+  const std::vector<double>& p = g.weights;
+  if (workers.empty() || workers.size() != p.size()) throw std::invalid_argument("combine: one model per member");
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> out;
-  if (!effective_steps) {
+  if (!g.fednova) {
     for (std::size_t k = 0; k < workers[0].size(); ++k) {
       torch::Tensor mean = workers[0][k] * p[0];
       for (std::size_t i = 1; i < workers.size(); ++i) mean.add_(workers[i][k], p[i]);
@@ -26,16 +18,42 @@ std::vector<torch::Tensor> combine(const std::vector<torch::Tensor>& x_t, const 
     }
     return out;
   }
-  double tau_eff = 0;
-  for (std::size_t i = 0; i < workers.size(); ++i) tau_eff += p[i] * (*effective_steps)[i];
+  const std::vector<double> a = g.effective_steps(rho);
+  const double tau_eff = g.tau_eff(rho);
   for (std::size_t k = 0; k < x_t.size(); ++k) {
     torch::Tensor direction = torch::zeros_like(x_t[k]);
-    for (std::size_t i = 0; i < workers.size(); ++i) {
-      const double a = (*effective_steps)[i];
-      if (a > 0) direction.add_(x_t[k] - workers[i][k], p[i] / a);
-    }
+    for (std::size_t i = 0; i < workers.size(); ++i)
+      if (a[i] > 0) direction.add_(x_t[k] - workers[i][k], p[i] / a[i]);
     out.push_back(x_t[k] - direction * tau_eff);
   }
+  return out;
+}
+
+std::vector<torch::Tensor> global_term(const GlobalAverage& g, double rho, int worker, const std::vector<torch::Tensor>& x_t,
+                                       const std::vector<torch::Tensor>& x_i) {
+  torch::NoGradGuard no_grad;
+  const double p = g.weight_of(worker);
+  std::vector<torch::Tensor> term;
+  if (!g.fednova) {
+    for (const auto& t : x_i) term.push_back(t * p);
+    return term;
+  }
+  // FedNova: p_i / a_i (x_t - x_i); a worker without steps (a_i = 0) or outside g adds nothing.
+  int steps = 0;
+  for (std::size_t m = 0; m < g.members.size(); ++m)
+    if (g.members[m] == worker) steps = g.steps[m];
+  const double a = fednova_effective_steps(steps, rho);
+  for (std::size_t k = 0; k < x_i.size(); ++k) term.push_back(a > 0 ? (x_t[k] - x_i[k]) * (p / a) : torch::zeros_like(x_i[k]));
+  return term;
+}
+
+std::vector<torch::Tensor> global_from_sum(const GlobalAverage& g, double rho, const std::vector<torch::Tensor>& x_t,
+                                           const std::vector<torch::Tensor>& sum) {
+  if (!g.fednova) return sum;
+  torch::NoGradGuard no_grad;
+  const double tau_eff = g.tau_eff(rho);
+  std::vector<torch::Tensor> out;
+  for (std::size_t k = 0; k < sum.size(); ++k) out.push_back(x_t[k] - sum[k] * tau_eff);
   return out;
 }
 

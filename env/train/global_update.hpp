@@ -1,5 +1,6 @@
-// The global model after a round of model averaging, beyond the plain weighted mean: FedNova's
-// normalized averaging and the outer optimizer (env/round_plan.hpp says what each computes).
+// The tensors of a round's global model (env/sim/averaging_round.hpp describes the round: members,
+// weights, FedNova's steps, the outer optimizer), computed in one process (combine: the simulator's
+// replicas) or as a sum across ranks (global_term, all-reduced, then global_from_sum: a real run).
 // Tensors are lists in one order (a model's parameters); x_t is the global model at the round's
 // start, before any worker's local steps.
 #pragma once
@@ -10,16 +11,21 @@
 #include <vector>
 
 #include "env/round_plan.hpp"
+#include "env/sim/averaging_round.hpp"
 
 namespace env {
 
-// a_i of FedNova for `steps` local steps of SGD with momentum `rho` (a fresh buffer): the number of
-// plain steps the momentum steps amount to. rho = 0 gives `steps`.
-double fednova_effective_steps(int steps, double rho);
+// The global model of `g` from its members' models (`workers`, in g.members' order): sum_i p_i x_i,
+// or under FedNova x_t - tau_eff * sum_i p_i (x_t - x_i) / a_i, with a_i for local momentum `rho`.
+std::vector<torch::Tensor> combine(const GlobalAverage& g, double rho, const std::vector<torch::Tensor>& x_t,
+                                   const std::vector<std::vector<torch::Tensor>>& workers);
 
-// sum_i p_i x_i, or with `effective_steps` (FedNova): x_t - tau_eff * sum_i p_i (x_t - x_i) / a_i.
-std::vector<torch::Tensor> combine(const std::vector<torch::Tensor>& x_t, const std::vector<std::vector<torch::Tensor>>& workers,
-                                   const std::vector<double>& p, const std::vector<double>* effective_steps);
+// The same sum split across ranks: `worker`'s term (zeros for a worker outside `g`), x_i its model ...
+std::vector<torch::Tensor> global_term(const GlobalAverage& g, double rho, int worker, const std::vector<torch::Tensor>& x_t,
+                                       const std::vector<torch::Tensor>& x_i);
+// ... and, from the terms' sum over every worker, the global model.
+std::vector<torch::Tensor> global_from_sum(const GlobalAverage& g, double rho, const std::vector<torch::Tensor>& x_t,
+                                           const std::vector<torch::Tensor>& sum);
 
 // The outer optimizer's state: one momentum buffer per tensor, from zero.
 class OuterState {

@@ -68,9 +68,4 @@ std::vector<double> LocalSgdEnv::local_steps(const std::vector<std::vector<Index
   return replicas_->local_steps(train_data(), batches);
 }
 
-void LocalSgdEnv::average(const std::vector<int>& members, const std::vector<double>& weights,
-                          const std::vector<int>& receivers) {
-  replicas_->average(members, weights, receivers);
-}
-
 }  // namespace env

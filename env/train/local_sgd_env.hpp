@@ -62,13 +62,11 @@ class LocalSgdEnv : public RoundCluster, private TrainingHooks {
   void begin_epoch(int epoch) override;
   double gradient_round(const std::vector<IndexSpan>& batches) override;
   std::vector<double> local_steps(const std::vector<std::vector<IndexSpan>>& batches) override;
-  void average(const std::vector<int>& members, const std::vector<double>& weights,
-               const std::vector<int>& receivers) override;
-  void begin_global_round() override { replicas_->snapshot_global(); }
-  void global_update(const std::vector<int>& members, const std::vector<double>& weights, const std::vector<int>& steps,
-                     const RoundPlan& plan) override {
-    replicas_->global_update(members, weights, steps, plan.weighting == AverageWeighting::FedNova, plan.outer);
+  void average(const AverageGroup& group, const std::vector<int>& receivers) override {
+    replicas_->average(group.members, group.weights, receivers);
   }
+  void begin_global_round() override { replicas_->snapshot_global(); }
+  void global_update(const GlobalAverage& global) override { replicas_->global_update(global); }
   const Dataset& train_data() const { return placed_->train; }
 
   TrainingSpec training_;

@@ -42,20 +42,19 @@ void ReplicaSet::snapshot_global() {
   for (std::size_t k = 0; k < parameter_count_; ++k) round_start_.push_back(params_[0][k].clone());
 }
 
-void ReplicaSet::global_update(const std::vector<int>& members, const std::vector<double>& weights, const std::vector<int>& steps,
-                               bool fednova, const std::optional<OuterOptimizer>& outer) {
+void ReplicaSet::global_update(const GlobalAverage& global) {
+  const std::vector<int>& members = global.members;
+  const std::vector<double>& weights = global.weights;
   if (members.empty()) return;
   if (round_start_.size() != parameter_count_) throw std::logic_error("global_update without snapshot_global at the round's start");
   torch::NoGradGuard no_grad;
   std::vector<std::vector<torch::Tensor>> workers;
-  std::vector<double> a;
-  for (std::size_t m = 0; m < members.size(); ++m) {
-    const auto& all = params_[static_cast<std::size_t>(members[m])];
+  for (int m : members) {
+    const auto& all = params_[static_cast<std::size_t>(m)];
     workers.emplace_back(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(parameter_count_));
-    a.push_back(fednova_effective_steps(steps[m], momentum_));
   }
-  std::vector<torch::Tensor> next = combine(round_start_, workers, weights, fednova ? &a : nullptr);
-  if (outer) next = outer_.step(round_start_, next, *outer);
+  std::vector<torch::Tensor> next = combine(global, momentum_, round_start_, workers);
+  if (global.outer) next = outer_.step(round_start_, next, *global.outer);
   // Buffers: the plain weighted mean, computed before any replica is overwritten.
   std::vector<torch::Tensor> buffers;
   for (std::size_t k = parameter_count_; k < params_[0].size(); ++k) {

@@ -39,8 +39,7 @@ class ReplicaSet : public WorkerReplicas {
   void snapshot_global() override;
   // FedNova uses each member's local `steps` and the optimizer's momentum. Parameters only:
   // floating buffers (BatchNorm statistics) are averaged plainly.
-  void global_update(const std::vector<int>& members, const std::vector<double>& weights, const std::vector<int>& steps, bool fednova,
-                     const std::optional<OuterOptimizer>& outer) override;
+  void global_update(const GlobalAverage& global) override;
 
   void set_learning_rate(double lr) override;
   EvalResult evaluate(const Dataset& test) override;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "env/round_plan.hpp"
+#include "env/sim/averaging_round.hpp"
 #include "env/sim/epoch_data.hpp"
 #include "env/train/dataset.hpp"
 
@@ -47,8 +48,7 @@ class WorkerReplicas {
   // FedNova and the outer optimizer (global_update.hpp): x_t kept at the round's start, then the
   // round's global model from it, written into every replica.
   virtual void snapshot_global() = 0;
-  virtual void global_update(const std::vector<int>& members, const std::vector<double>& weights, const std::vector<int>& steps,
-                             bool fednova, const std::optional<OuterOptimizer>& outer) = 0;
+  virtual void global_update(const GlobalAverage& global) = 0;
   virtual void set_learning_rate(double lr) = 0;
   // Test accuracy and loss of replica 0, which holds the global model after a synchronization.
   virtual EvalResult evaluate(const Dataset& test) = 0;

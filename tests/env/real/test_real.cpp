@@ -59,8 +59,16 @@ using State = std::vector<torch::Tensor>;
 // Worker i's name: a, b, c, ...
 std::string worker_name(int i) { return std::string(1, static_cast<char>('a' + i)); }
 
+// `servers` servers s0, s1, ... holding the workers in turn (worker i on server i mod servers).
+void place_on_servers(env::ClusterSpec& cluster, int servers) {
+  cluster.server_names.clear();
+  for (int s = 0; s < servers; ++s) cluster.server_names.push_back("s" + std::to_string(s));
+  for (std::size_t i = 0; i < cluster.workers.size(); ++i) cluster.workers[i].server = static_cast<int>(i) % servers;
+}
+
 // The in-process reference: the simulator's LocalSgdEnv on the same seed and data, on the CPU.
-State in_process(const std::vector<env::RoundPlan>& plans, const std::shared_ptr<const env::DatasetPair>& data, int workers = 2) {
+State in_process(const std::vector<env::RoundPlan>& plans, const std::shared_ptr<const env::DatasetPair>& data, int workers = 2,
+                 int servers = 1) {
   env::EnvSpec spec;
   for (int i = 0; i < workers; ++i) {
     env::WorkerSpec w;
@@ -68,7 +76,7 @@ State in_process(const std::vector<env::RoundPlan>& plans, const std::shared_ptr
     w.time_model = std::make_shared<env::BatchTimeModel>(std::vector<double>{1.0, 0.1});
     spec.simulation.cluster.workers.push_back(w);
   }
-  spec.simulation.cluster.server_names = {"s"};
+  place_on_servers(spec.simulation.cluster, servers);
   spec.simulation.global_batch = 64;
   spec.training = small_training();
   env::LocalSgdEnv environment(spec, data, kSeed, {1, 8, 8});
@@ -82,7 +90,7 @@ State in_process(const std::vector<env::RoundPlan>& plans, const std::shared_ptr
 // over a TCPStore on a port from the OS, training on env::rank_device(device, rank); the first
 // error of any rank is rethrown (gloo's test/base_test.h does the same).
 std::vector<State> ranks(const std::vector<env::RoundPlan>& plans, const std::shared_ptr<const env::DatasetPair>& data, int world = 2,
-                         env::CommBackend backend = env::CommBackend::Gloo, const std::string& device = "cpu") {
+                         env::CommBackend backend = env::CommBackend::Gloo, const std::string& device = "cpu", int servers = 1) {
   env::RendezvousServer server(0, std::chrono::seconds(30));
   std::vector<State> states(static_cast<std::size_t>(world));
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(world));
@@ -100,13 +108,13 @@ std::vector<State> ranks(const std::vector<env::RoundPlan>& plans, const std::sh
       env::C10dCommunicator comm(spec);
       env::RealWorkerSpec ws;
       ws.training = small_training();
-      ws.cluster.server_names = {"s"};
       for (int i = 0; i < world; ++i) {
         env::WorkerSpec w;
         w.name = worker_name(i);
         w.max_batch = 1024;
         ws.cluster.workers.push_back(w);
       }
+      place_on_servers(ws.cluster, servers);
       ws.seed = kSeed;
       ws.device = spec.device;
       std::unique_ptr<env::RealWorker> worker;
@@ -137,16 +145,18 @@ double max_difference(const State& a, const State& b) {
   return worst;
 }
 
-void check_matches_in_process(const std::vector<env::RoundPlan>& plans) {
+// `workers` ranks on `servers` servers against the simulator, after `plans`.
+void check_matches_in_process(const std::vector<env::RoundPlan>& plans, int workers = 2, int servers = 1) {
   auto data = std::make_shared<const env::DatasetPair>(env::make_synthetic(small_data(), kSeed));
-  const State reference = in_process(plans, data);
-  const auto states = ranks(plans, data);
-  CHECK(max_difference(states[0], states[1]) == 0.0);  // every rank holds the same model
-  CHECK(max_difference(states[0], reference) < 1e-6);
-  CHECK(max_difference(states[1], reference) < 1e-6);
+  const State reference = in_process(plans, data, workers, servers);
+  const auto states = ranks(plans, data, workers, env::CommBackend::Gloo, "cpu", servers);
+  for (const State& rank : states) {
+    CHECK(max_difference(states[0], rank) == 0.0);  // every rank holds the same model: one all-reduce result
+    CHECK(max_difference(rank, reference) < 1e-6);
+  }
   // Training moved the weights: the comparison is not between two untouched initializations.
   auto fresh = std::make_shared<const env::DatasetPair>(env::make_synthetic(small_data(), kSeed));
-  CHECK(max_difference(in_process({}, fresh), reference) > 1e-4);
+  CHECK(max_difference(in_process({}, fresh, workers, servers), reference) > 1e-4);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -357,6 +367,26 @@ TEST_CASE("real: an epoch's last rounds, where one worker has no data left, equa
     finals.push_back(in_process({plan, plan, plan, plan}, std::make_shared<const env::DatasetPair>(env::make_synthetic(small_data(), kSeed))));
   }
   CHECK(max_difference(finals[0], finals[1]) > 1e-4);  // the two weightings train differently
+}
+
+TEST_CASE("real: MLLSGD's in-server averages with unequal steps, under FedNova with an outer optimizer and under all_workers, "
+          "equal the simulator (one description of the averaging round)") {
+  // Four workers on two servers (a, c on s0; b, d on s1), H1 = 2: chunks of two steps, each closed
+  // by an average inside each server over the workers that stepped; d takes one step only, so s1's
+  // second in-server average has b alone. Data 3:3:2:1 (85, 85, 57, 29 samples): in the third round
+  // every shard runs short, and a takes one step of 5 samples.
+  env::RoundPlan plan;
+  plan.aggregation = env::Aggregation::ModelAverage;
+  plan.workers = {{8, 5}, {8, 4}, {8, 3}, {8, 1}};
+  plan.server_average_every = 2;
+  plan.data_shares = {3, 3, 2, 1};
+  for (env::AverageWeighting weighting : {env::AverageWeighting::FedNova, env::AverageWeighting::AllWorkers}) {
+    CAPTURE(env::weighting_name(weighting));
+    plan.weighting = weighting;
+    plan.outer = weighting == env::AverageWeighting::FedNova ? std::optional<env::OuterOptimizer>(env::OuterOptimizer{0.7, 0.9, true})
+                                                             : std::nullopt;
+    check_matches_in_process({plan, plan, plan}, 4, 2);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -212,9 +212,7 @@ struct AverageLog : TrainingHooks {
     for (const auto& b : batches) steps += b.size();
     return std::vector<double>(steps, 0.0);
   }
-  void average(const std::vector<int>& members, const std::vector<double>& weights, const std::vector<int>&) override {
-    calls.push_back({members, weights});
-  }
+  void average(const AverageGroup& group, const std::vector<int>&) override { calls.push_back({group.members, group.weights}); }
 };
 
 }  // namespace

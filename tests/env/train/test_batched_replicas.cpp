@@ -143,8 +143,14 @@ TEST_CASE("batched gradient steps (LBB's unequal batches), averaging and FedNova
     steps = unequal_steps(s);
     sequential.local_steps(data, steps);
     batched.local_steps(data, steps);
-    sequential.global_update({0, 1}, {0.4, 0.6}, {2, 3}, true, outer);
-    batched.global_update({0, 1}, {0.4, 0.6}, {2, 3}, true, outer);
+    GlobalAverage global;
+    global.members = {0, 1};
+    global.weights = {0.4, 0.6};
+    global.steps = {2, 3};
+    global.fednova = true;
+    global.outer = outer;
+    sequential.global_update(global);
+    batched.global_update(global);
   }
   for (int w = 0; w < 3; ++w) CHECK(relative_difference(batched.state(w), sequential.state(w)) < 1e-5);
   CHECK(batched.evaluate(data).accuracy == doctest::Approx(sequential.evaluate(data).accuracy).epsilon(1e-6));
