@@ -55,7 +55,7 @@ ModelSpec mlp() {
 
 ModelSpec cnn() {
   ModelSpec m;
-  m.kind = ModelKind::Cnn;
+  m.arch = "cnn";
   return m;
 }
 
@@ -71,8 +71,8 @@ std::vector<std::vector<IndexSpan>> unequal_steps(Spans& s) {
 
 TEST_CASE("batched local steps with unequal batches and steps match the sequential replicas") {
   for (const ModelSpec& model : {mlp(), cnn()}) {
-    CAPTURE(model_name(model.kind));
-    const std::vector<std::int64_t> shape = model.kind == ModelKind::Cnn ? std::vector<std::int64_t>{1, 12, 12} : std::vector<std::int64_t>{1, 4, 4};
+    CAPTURE(model.arch);
+    const std::vector<std::int64_t> shape = model.arch == "cnn" ? std::vector<std::int64_t>{1, 12, 12} : std::vector<std::int64_t>{1, 4, 4};
     const Dataset data = random_samples(64, shape);
     ReplicaSet sequential(model, shape, 10, 3, kSgd, 7);
     BatchedReplicaSet batched(model, shape, 10, 3, kSgd, 7);
@@ -89,7 +89,13 @@ TEST_CASE("batched local steps with unequal batches and steps match the sequenti
   }
 }
 
-TEST_CASE("an idle replica keeps its parameters and momentum exactly, and padding contents do not matter") {
+// What holds bit for bit on every CPU holds by construction: an idle replica's rows are never
+// written (sgd_update touches the stepping rows only), and a replica's numbers never meet another
+// replica's (each is its own matrix of the batched products), so what fills the rest of a slot
+// cannot reach them. How wide a slot is padded, though, picks the BLAS kernel (its blocking, FMA
+// or not) for the replica's own products: alone and padded agree to float32 rounding, not to the
+// bit (OpenBLAS's Haswell and Zen kernels differ in the last bits where SkylakeX's do not).
+TEST_CASE("an idle replica keeps its parameters and momentum exactly, padding contents do not matter, padding width within rounding") {
   const std::vector<std::int64_t> shape{1, 4, 4};
   const Dataset data = random_samples(64, shape);
   Spans s;
@@ -98,17 +104,21 @@ TEST_CASE("an idle replica keeps its parameters and momentum exactly, and paddin
   const State start = a.state(2);
   a.local_steps(data, unequal_steps(s));
   CHECK(bitwise_equal(a.state(2), start));
-  // Worker 0's narrow batches are padded to worker 1's width; what worker 1 trains on (and so what
-  // fills nothing of worker 0's rows) must not change worker 0's result by a single bit.
+  // Worker 0's narrow batches are padded to worker 1's width, the same in both calls; what worker 1
+  // trains on (and so what fills its own rows) must not change worker 0's result by a single bit.
   b.local_steps(data, {{s.add(0, 4), s.add(4, 4)}, {s.add(40, 6), s.add(50, 2), s.add(55, 5)}, {}});
   CHECK(bitwise_equal(a.state(0), b.state(0)));
   CHECK_FALSE(bitwise_equal(a.state(1), b.state(1)));
-  // Padding itself: worker 0 alone (width 4) against worker 0 beside a width-8 worker 1.
+  // Padding width: worker 0 alone (width 4) against worker 0 beside a width-8 worker 1. The padded
+  // samples add exact zeros; only the kernels' summation order may differ.
   BatchedReplicaSet alone(mlp(), shape, 10, 2, kSgd, 7), padded(mlp(), shape, 10, 2, kSgd, 7);
+  const State before = alone.state(0);
   alone.local_steps(data, {{s.add(0, 4)}, {s.add(8, 4)}});
   padded.local_steps(data, {{s.add(0, 4)}, {s.add(8, 8)}});
-  CHECK(bitwise_equal(alone.state(0), padded.state(0)));
-  // Momentum of the idle worker: its first real step equals a fresh replica's first step.
+  CHECK(relative_difference(alone.state(0), padded.state(0)) < 1e-6);
+  CHECK(relative_difference(alone.state(0), before) > 1e-3);  // the step moved it: the 1e-6 is not trivially met
+  // Momentum of the idle worker: its first real step equals a fresh replica's first step (the same
+  // slot, the same width, the same numbers: exact).
   a.local_steps(data, {{}, {}, {s.add(0, 4)}});
   reference.local_steps(data, {{}, {}, {s.add(0, 4)}});
   CHECK(bitwise_equal(a.state(2), reference.state(2)));
@@ -158,15 +168,15 @@ TEST_CASE("batched gradient steps (LBB's unequal batches), averaging and FedNova
 
 TEST_CASE("the ResNet falls back to the sequential replicas; the MLP and the CNN stack; auto batches the MLP, and the CNN only off the CPU") {
   ModelSpec resnet;
-  resnet.kind = ModelKind::ResNet;
+  resnet.arch = "resnet";
   CHECK(dynamic_cast<ReplicaSet*>(make_replicas(ReplicaMode::Batched, resnet, {3, 8, 8}, 10, 2, kSgd, 1, torch::kCPU).get()));
   CHECK(dynamic_cast<BatchedReplicaSet*>(make_replicas(ReplicaMode::Batched, cnn(), {1, 12, 12}, 10, 2, kSgd, 1, torch::kCPU).get()));
   CHECK(dynamic_cast<ReplicaSet*>(make_replicas(ReplicaMode::Sequential, mlp(), {1, 4, 4}, 10, 2, kSgd, 1, torch::kCPU).get()));
   CHECK_THROWS_AS(BatchedReplicaSet(resnet, {3, 8, 8}, 10, 2, kSgd, 1), std::invalid_argument);
   CHECK(dynamic_cast<BatchedReplicaSet*>(make_replicas(ReplicaMode::Auto, mlp(), {1, 4, 4}, 10, 2, kSgd, 1, torch::kCPU).get()));
   CHECK(dynamic_cast<ReplicaSet*>(make_replicas(ReplicaMode::Auto, cnn(), {1, 12, 12}, 10, 2, kSgd, 1, torch::kCPU).get()));
-  CHECK(prefers_batched(ModelKind::Cnn, torch::Device(torch::kCUDA, 0)));
-  CHECK_FALSE(prefers_batched(ModelKind::ResNet, torch::Device(torch::kCUDA, 0)));
+  CHECK(prefers_batched("cnn", torch::Device(torch::kCUDA, 0)));
+  CHECK_FALSE(prefers_batched("resnet", torch::Device(torch::kCUDA, 0)));
 }
 
 namespace {
@@ -195,7 +205,7 @@ std::pair<State, double> one_epoch(ReplicaMode mode, const RoundPlan& plan, cons
 
 TEST_CASE("one epoch of the environment: batched and sequential agree within 1e-4 relative and 0.5 accuracy points") {
   DataSpec d;
-  d.kind = DatasetKind::Synthetic;
+  d.dataset = "synthetic";
   d.synthetic_train = 1024;
   d.synthetic_test = 256;
   d.synthetic_side = 8;
