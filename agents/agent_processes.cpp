@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "common/errors.hpp"
+
 namespace agents {
 
 AgentProcesses::AgentProcesses(int count, const std::vector<std::string>& common_args, std::ostream* log) : log_(log) {
@@ -23,7 +25,7 @@ AgentProcesses::AgentProcesses(int count, const std::vector<std::string>& common
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     const pid_t pid = ::fork();
-    if (pid < 0) throw std::runtime_error(std::string("cannot start an agent process: ") + std::strerror(errno));
+    if (pid < 0) throw common::SystemError(std::string("cannot start an agent process: ") + std::strerror(errno));
     if (pid == 0) {
       ::prctl(PR_SET_PDEATHSIG, SIGTERM);
       if (::getppid() != parent) ::_exit(1);  // the parent died before prctl took effect

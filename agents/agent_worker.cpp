@@ -8,6 +8,7 @@
 #include "agents/actor_critic.hpp"
 #include "agents/protocol.hpp"
 #include "agents/rollout.hpp"
+#include "common/errors.hpp"
 
 namespace agents {
 namespace {
@@ -34,7 +35,7 @@ std::optional<Message> await_reply(zmq::socket_t& socket, std::size_t max_values
 
 void send(zmq::socket_t& socket, const Message& m) {
   const std::vector<char> bytes = encode(m);
-  if (!socket.send(zmq::buffer(bytes), zmq::send_flags::none)) throw std::runtime_error("agent: send timed out");
+  if (!socket.send(zmq::buffer(bytes), zmq::send_flags::none)) throw common::CommError("agent: send to the parameter server timed out");
 }
 
 }  // namespace

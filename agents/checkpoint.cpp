@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "common/atomic_file.hpp"
+#include "common/errors.hpp"
 
 namespace agents {
 namespace {
@@ -13,7 +14,7 @@ constexpr std::int64_t kCheckpointVersion = 1;
 
 std::int64_t read_int(torch::serialize::InputArchive& archive, const std::string& key, const std::string& path) {
   c10::IValue v;
-  if (!archive.try_read(key, v) || !v.isInt()) throw std::runtime_error(path + ": checkpoint has no integer '" + key + "'");
+  if (!archive.try_read(key, v) || !v.isInt()) throw common::DataError(path + ": checkpoint has no integer '" + key + "'");
   return v.toInt();
 }
 
@@ -48,20 +49,20 @@ void save_checkpoint(const std::string& path, ActorCritic& net, const torch::opt
 }
 
 CheckpointState load_checkpoint(const std::string& path, ActorCritic& net, torch::optim::Optimizer& optimizer) {
-  if (!std::filesystem::exists(path)) throw std::runtime_error(path + ": no checkpoint to resume from");
+  if (!std::filesystem::exists(path)) throw common::DataError(path + ": no checkpoint to resume from");
   torch::serialize::InputArchive archive;
   try {
     archive.load_from(path);
   } catch (const c10::Error& e) {
-    throw std::runtime_error(path + ": not a readable checkpoint (" + e.what_without_backtrace() + ")");
+    throw common::DataError(path + ": not a readable checkpoint (" + e.what_without_backtrace() + ")");
   }
   if (read_int(archive, "checkpoint_version", path) != kCheckpointVersion)
-    throw std::runtime_error(path + ": checkpoint of another format version");
+    throw common::DataError(path + ": checkpoint of another format version");
   if (read_int(archive, "observation_size", path) != net->spec().observation_size ||
       read_int(archive, "parameter_count", path) != parameter_count(net))
-    throw std::runtime_error(path + ": the checkpoint's network differs from the config's (observation size " +
-                             std::to_string(read_int(archive, "observation_size", path)) + ", " +
-                             std::to_string(read_int(archive, "parameter_count", path)) + " parameters)");
+    throw common::DataError(path + ": the checkpoint's network differs from the config's (observation size " +
+                            std::to_string(read_int(archive, "observation_size", path)) + ", " +
+                            std::to_string(read_int(archive, "parameter_count", path)) + " parameters)");
   torch::serialize::InputArchive network;
   archive.read("network", network);
   net->load(network);

@@ -25,7 +25,7 @@ struct CheckpointState {
 void save_checkpoint(const std::string& path, ActorCritic& net, const torch::optim::Optimizer& optimizer,
                      const CheckpointState& state);
 // Loads into `net` and `optimizer` (built from the same spec and options). Throws
-// std::runtime_error naming the path when the file is missing, unreadable, or of another network.
+// common::DataError naming the path when the file is missing, unreadable, or of another network.
 CheckpointState load_checkpoint(const std::string& path, ActorCritic& net, torch::optim::Optimizer& optimizer);
 
 }  // namespace agents

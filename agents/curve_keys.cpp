@@ -8,17 +8,18 @@
 #include <vector>
 
 #include "common/atomic_file.hpp"
+#include "common/errors.hpp"
 
 namespace agents {
 
 bool curve_available() { return zmq_has("curve") != 0; }
 
 CurveKeys generate_curve_keys() {
-  if (!curve_available()) throw std::runtime_error("this libzmq has no CURVE support (built without libsodium)");
+  if (!curve_available()) throw common::SystemError("this libzmq has no CURVE support (built without libsodium)");
   CurveKeys keys;
   for (CurveKeyPair* pair : {&keys.server, &keys.client}) {
     std::array<char, 41> pub{}, sec{};
-    if (zmq_curve_keypair(pub.data(), sec.data()) != 0) throw std::runtime_error("zmq_curve_keypair failed");
+    if (zmq_curve_keypair(pub.data(), sec.data()) != 0) throw common::SystemError(std::string("zmq_curve_keypair failed: ") + zmq_strerror(zmq_errno()));
     pair->public_key = pub.data();
     pair->secret_key = sec.data();
   }
@@ -41,12 +42,12 @@ CurveKeys read_curve_keys(const std::string& path) {
   try {
     root = YAML::LoadFile(path);
   } catch (const YAML::Exception& e) {
-    throw std::runtime_error(path + ": cannot read the key file (" + e.what() + ")");
+    throw common::DataError(path + ": cannot read the key file (" + e.what() + ")");
   }
   const auto key = [&](const char* name) {
     const YAML::Node v = root.IsMap() ? root[name] : YAML::Node();
     if (!v || !v.IsScalar() || v.Scalar().size() != 40)
-      throw std::runtime_error(path + ": " + name + ": expected a 40-character Z85 key (write one with orchestra keygen)");
+      throw common::DataError(path + ": " + name + ": expected a 40-character Z85 key (write one with orchestra keygen)");
     return v.Scalar();
   };
   return CurveKeys{{key("server_public"), key("server_secret")}, {key("client_public"), key("client_secret")}};

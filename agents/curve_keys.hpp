@@ -26,9 +26,9 @@ struct CurveKeys {
 
 // True when this libzmq was built with CURVE (libsodium); Debian's is.
 bool curve_available();
-CurveKeys generate_curve_keys();  // throws std::runtime_error without CURVE
+CurveKeys generate_curve_keys();  // throws common::SystemError without CURVE
 void write_curve_keys(const std::string& path, const CurveKeys& keys);  // 0600, atomic
-// Throws std::runtime_error naming the path and the missing or malformed key.
+// Throws common::DataError naming the path and the missing or malformed key.
 CurveKeys read_curve_keys(const std::string& path);
 
 // Server side: curve_server on `socket` with the server's secret key. Call before bind.

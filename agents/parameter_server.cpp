@@ -9,6 +9,7 @@
 
 #include "agents/checkpoint.hpp"
 #include "agents/policy_file.hpp"
+#include "common/errors.hpp"
 
 namespace agents {
 namespace {
@@ -112,7 +113,7 @@ void ParameterServer::open_train_csv() {
     }
   }
   train_csv_.open(path, std::ios::trunc);
-  if (!train_csv_) throw std::runtime_error(path + ": cannot write");
+  if (!train_csv_) throw common::SystemError(path + ": cannot write");
   train_csv_ << kept << std::flush;
 }
 

@@ -91,7 +91,7 @@ struct TrainingStats {
 class ParameterServer {
  public:
   // Binds at once (so endpoint() is known before agents start). Throws std::invalid_argument for a
-  // non-loopback bind without CURVE keys and std::runtime_error for a resume without a checkpoint.
+  // non-loopback bind without CURVE keys and common::DataError for a resume without a checkpoint.
   ParameterServer(zmq::context_t& context, ParameterServerOptions options);
   ~ParameterServer();
 

@@ -4,6 +4,7 @@
 
 #include "common/atomic_file.hpp"
 #include "orchestra/barrier_env.hpp"
+#include "common/errors.hpp"
 
 namespace agents {
 namespace {
@@ -13,7 +14,7 @@ constexpr std::int64_t kFormatVersion = 2;
 
 c10::IValue field(const c10::impl::GenericDict& dict, const std::string& key, const std::string& path) {
   const auto it = dict.find(c10::IValue(key));
-  if (it == dict.end()) throw std::runtime_error(path + ": not an orchestra-a3c policy (no '" + key + "' entry)");
+  if (it == dict.end()) throw common::DataError(path + ": not an orchestra-a3c policy (no '" + key + "' entry)");
   return it->value();
 }
 
@@ -21,12 +22,12 @@ double number(const c10::impl::GenericDict& dict, const std::string& key, const 
   const c10::IValue v = field(dict, key, path);
   if (v.isDouble()) return v.toDouble();
   if (v.isInt()) return static_cast<double>(v.toInt());
-  throw std::runtime_error(path + ": controller." + key + " must be a number");
+  throw common::DataError(path + ": controller." + key + " must be a number");
 }
 
 std::string text(const c10::impl::GenericDict& dict, const std::string& key, const std::string& path) {
   const c10::IValue v = field(dict, key, path);
-  if (!v.isString()) throw std::runtime_error(path + ": controller." + key + " must be a string");
+  if (!v.isString()) throw common::DataError(path + ": controller." + key + " must be a string");
   return v.toStringRef();
 }
 
@@ -38,8 +39,8 @@ const char* spelling(orchestra::DecisionInterval interval) { return interval == 
 PolicyControl read_control(const c10::impl::GenericDict& c, const std::string& path) {
   PolicyControl control;
   const std::string move = text(c, "move", path), interval = text(c, "interval", path);
-  if (move != "additive" && move != "multiplicative") throw std::runtime_error(path + ": controller.move must be additive or multiplicative, got " + move);
-  if (interval != "epoch" && interval != "rounds") throw std::runtime_error(path + ": controller.interval must be epoch or rounds, got " + interval);
+  if (move != "additive" && move != "multiplicative") throw common::DataError(path + ": controller.move must be additive or multiplicative, got " + move);
+  if (interval != "epoch" && interval != "rounds") throw common::DataError(path + ": controller.interval must be epoch or rounds, got " + interval);
   control.move = move == "multiplicative" ? orchestra::BarrierMove::Multiplicative : orchestra::BarrierMove::Additive;
   control.interval = interval == "rounds" ? orchestra::DecisionInterval::Rounds : orchestra::DecisionInterval::Epoch;
   control.unit_ms = number(c, "unit_ms", path);
@@ -52,7 +53,7 @@ PolicyControl read_control(const c10::impl::GenericDict& c, const std::string& p
   if (c.contains("weighting")) {
     const std::string weighting = text(c, "weighting", path);
     const auto known = env::weighting_from_name(weighting);
-    if (!known) throw std::runtime_error(path + ": controller.weighting must be uniform, all_workers, samples or fednova, got " + weighting);
+    if (!known) throw common::DataError(path + ": controller.weighting must be uniform, all_workers, samples or fednova, got " + weighting);
     control.weighting = *known;
   }
   // The controller's own checks, so a hand-edited file fails here with its path.
@@ -61,7 +62,7 @@ PolicyControl read_control(const c10::impl::GenericDict& c, const std::string& p
   try {
     orchestra::BarrierController check(options);
   } catch (const std::invalid_argument& e) {
-    throw std::runtime_error(path + ": " + e.what());
+    throw common::DataError(path + ": " + e.what());
   }
   return control;
 }
@@ -176,23 +177,23 @@ A3cPolicy A3cPolicy::load(const std::string& path) {
   try {
     value = torch::pickle_load(common::read_file_bytes(path));
   } catch (const c10::Error& e) {
-    throw std::runtime_error(path + ": not a readable policy file (" + first_line(e.what_without_backtrace()) + ")");
+    throw common::DataError(path + ": not a readable policy file (" + first_line(e.what_without_backtrace()) + ")");
   }
   // A field of an unexpected type makes libtorch's accessors throw c10::Error: one line with the path.
   try {
     return from_pickle(value, path);
   } catch (const c10::Error& e) {
-    throw std::runtime_error(path + ": not an orchestra-a3c policy (" + first_line(e.what_without_backtrace()) + ")");
+    throw common::DataError(path + ": not an orchestra-a3c policy (" + first_line(e.what_without_backtrace()) + ")");
   }
 }
 
 A3cPolicy A3cPolicy::from_pickle(const c10::IValue& value, const std::string& path) {
-  if (!value.isGenericDict()) throw std::runtime_error(path + ": not an orchestra-a3c policy (expected a dict)");
+  if (!value.isGenericDict()) throw common::DataError(path + ": not an orchestra-a3c policy (expected a dict)");
   const c10::impl::GenericDict root = value.toGenericDict();
-  if (field(root, "format", path).toStringRef() != kFormat) throw std::runtime_error(path + ": not an orchestra-a3c policy (format)");
+  if (field(root, "format", path).toStringRef() != kFormat) throw common::DataError(path + ": not an orchestra-a3c policy (format)");
   const std::int64_t version = field(root, "format_version", path).toInt();
   if (version != kFormatVersion)
-    throw std::runtime_error(path + ": policy format version " + std::to_string(version) + ", this build reads " +
+    throw common::DataError(path + ": policy format version " + std::to_string(version) + ", this build reads " +
                              std::to_string(kFormatVersion) +
                              (version < kFormatVersion ? " (the barrier state changed: retrain with orchestra train)" : ""));
   ActorCriticSpec spec;
@@ -200,9 +201,9 @@ A3cPolicy A3cPolicy::from_pickle(const c10::IValue& value, const std::string& pa
   spec.hidden.clear();
   // torch::pickle_save writes an int list; torch.save from Python a generic list of ints.
   const c10::IValue hidden = field(root, "hidden", path);
-  if (!hidden.isList()) throw std::runtime_error(path + ": hidden must be a list of layer widths");
+  if (!hidden.isList()) throw common::DataError(path + ": hidden must be a list of layer widths");
   for (const c10::IValue& h : hidden.toListRef()) {
-    if (!h.isInt() || h.toInt() < 1) throw std::runtime_error(path + ": hidden must be a list of positive layer widths");
+    if (!h.isInt() || h.toInt() < 1) throw common::DataError(path + ": hidden must be a list of positive layer widths");
     spec.hidden.push_back(static_cast<int>(h.toInt()));
   }
   ActorCritic net(spec);
@@ -211,19 +212,19 @@ A3cPolicy A3cPolicy::from_pickle(const c10::IValue& value, const std::string& pa
   for (auto& item : net->named_parameters()) {
     const c10::IValue t = field(weights, item.key(), path);
     if (!t.isTensor() || t.toTensor().sizes() != item.value().sizes())
-      throw std::runtime_error(path + ": state_dict." + item.key() + " has the wrong shape for the declared network");
+      throw common::DataError(path + ": state_dict." + item.key() + " has the wrong shape for the declared network");
     item.value().copy_(t.toTensor());
   }
   if (weights.size() != net->named_parameters().size())
-    throw std::runtime_error(path + ": state_dict has " + std::to_string(weights.size()) + " tensors, the network " +
+    throw common::DataError(path + ": state_dict has " + std::to_string(weights.size()) + " tensors, the network " +
                              std::to_string(net->named_parameters().size()));
   const c10::IValue control = field(root, "controller", path);
-  if (!control.isGenericDict()) throw std::runtime_error(path + ": controller must be a dict");
+  if (!control.isGenericDict()) throw common::DataError(path + ": controller must be a dict");
   std::map<std::string, std::string> training;
   const c10::IValue trained = field(root, "training", path);
-  if (!trained.isGenericDict()) throw std::runtime_error(path + ": training must be a dict");
+  if (!trained.isGenericDict()) throw common::DataError(path + ": training must be a dict");
   for (const auto& item : trained.toGenericDict()) {
-    if (!item.key().isString() || !item.value().isString()) throw std::runtime_error(path + ": training must map strings to strings");
+    if (!item.key().isString() || !item.value().isString()) throw common::DataError(path + ": training must map strings to strings");
     training[item.key().toStringRef()] = item.value().toStringRef();
   }
   return A3cPolicy(net, field(root, "updates", path).toInt(), read_control(control.toGenericDict(), path), std::move(training));

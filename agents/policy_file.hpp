@@ -72,7 +72,7 @@ class A3cPolicy {
   std::vector<double> probabilities(const std::vector<float>& observation);
 
   void save(const std::string& path) const;  // atomic
-  // Throws std::runtime_error naming the path for a missing file or one of another layout.
+  // Throws common::DataError naming the path for a missing file or one of another layout.
   static A3cPolicy load(const std::string& path);
 
   ActorCritic& network() { return net_; }

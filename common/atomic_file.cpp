@@ -9,14 +9,15 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <stdexcept>
+
+#include "common/errors.hpp"
 
 namespace common {
 
 void write_file_atomic(const std::string& path, std::string_view content) {
   const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error(path + ": cannot write (" + std::strerror(errno) + ")");
+  if (fd < 0) throw SystemError(path + ": cannot write (" + std::strerror(errno) + ")");
   std::size_t done = 0;
   while (done < content.size()) {
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
@@ -25,7 +26,7 @@ void write_file_atomic(const std::string& path, std::string_view content) {
       const std::string why = std::strerror(errno);
       ::close(fd);
       std::remove(temporary.c_str());
-      throw std::runtime_error(path + ": write failed (" + why + ")");
+      throw SystemError(path + ": write failed (" + why + ")");
     }
     done += static_cast<std::size_t>(n);
   }
@@ -35,13 +36,13 @@ void write_file_atomic(const std::string& path, std::string_view content) {
   ::close(fd);
   if (!synced) {
     std::remove(temporary.c_str());
-    throw std::runtime_error(path + ": fsync failed");
+    throw SystemError(path + ": fsync failed");
   }
   std::error_code ec;
   std::filesystem::rename(temporary, path, ec);
   if (ec) {
     std::remove(temporary.c_str());
-    throw std::runtime_error(path + ": cannot rename into place (" + ec.message() + ")");
+    throw SystemError(path + ": cannot rename into place (" + ec.message() + ")");
   }
 }
 
@@ -51,7 +52,7 @@ void write_file_atomic(const std::string& path, const std::vector<char>& bytes) 
 
 std::vector<char> read_file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot read (" + std::strerror(errno) + ")");
+  if (!in) throw DataError(path + ": cannot read (" + std::strerror(errno) + ")");
   return std::vector<char>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 

@@ -9,11 +9,11 @@
 
 namespace common {
 
-// Throws std::runtime_error naming the path when it cannot be written.
+// Throws common::SystemError naming the path when it cannot be written.
 void write_file_atomic(const std::string& path, std::string_view content);
 void write_file_atomic(const std::string& path, const std::vector<char>& bytes);
 
-// The whole file; throws std::runtime_error naming the path when it cannot be read.
+// The whole file; throws common::DataError naming the path when it cannot be read (a missing input file).
 std::vector<char> read_file_bytes(const std::string& path);
 
 }  // namespace common

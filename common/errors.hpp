@@ -59,4 +59,17 @@ struct PlotError : Error {
   explicit PlotError(const std::string& m) : Error(ExitCode::Failure, "plot error", m) {}
 };
 
+// The machine refused what a command needs: a process that cannot be started, a file that cannot
+// be written, memory for not even the smallest batch, a library built without a feature (CURVE).
+// Not the user's input; the message says what and why.
+struct SystemError : Error {
+  explicit SystemError(const std::string& m) : Error(ExitCode::Failure, "system error", m) {}
+};
+
+// A run that failed in another process of this command (a seed's run, rank 0 of a real run); the
+// message says which, and where its own message is.
+struct RunError : Error {
+  explicit RunError(const std::string& m) : Error(ExitCode::Failure, "run error", m) {}
+};
+
 }  // namespace common

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/errors.hpp"
+
 namespace lbb {
 
 std::vector<int> profile_batches(int up_to) {
@@ -44,6 +46,7 @@ WorkerProfile profile_worker(const std::function<double(int worker, int batch)>&
     std::vector<double> times;
     for (int r = 0; r < options.repetitions; ++r) {
       const double ms = probe(worker, batch);
+      // An internal invariant: probes come from validated time models or the wall clock.
       if (!std::isfinite(ms) || ms < 0)
         throw std::runtime_error("profiling worker " + std::to_string(worker) + " at batch " + std::to_string(batch) +
                                  ": the probe returned " + std::to_string(ms) + " ms");
@@ -71,7 +74,7 @@ MemoryBoundProfile profile_until_out_of_memory(const FallibleProbe& probe, int u
         out.hit_memory_limit = true;  // Alg. 1 lines 10-12: B_lim is the batch before
         break;
       }
-      if (!std::isfinite(*ms) || *ms < 0)
+      if (!std::isfinite(*ms) || *ms < 0)  // an internal invariant: a measured time
         throw std::runtime_error("profiling at batch " + std::to_string(batch) + ": the probe returned " + std::to_string(*ms) + " ms");
       times.push_back(*ms);
     }
@@ -80,8 +83,8 @@ MemoryBoundProfile profile_until_out_of_memory(const FallibleProbe& probe, int u
     out.max_batch = batch;
   }
   if (out.profile.points.empty())
-    throw std::runtime_error("profiling: not even a batch of " + std::to_string(profile_batches(up_to).front()) +
-                             " fits in memory");
+    throw common::SystemError("profiling: not even a batch of " + std::to_string(profile_batches(up_to).front()) +
+                              " fits in memory");
   for (int degree = options.fit_degree; degree >= 1; --degree) {
     out.profile.model = env::BatchTimeModel::fit(out.profile.points, degree);
     if (out.profile.model.eval(1) >= 0) return out;

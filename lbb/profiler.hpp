@@ -35,7 +35,8 @@ double trimmed_mean(std::vector<double> samples, double trim_fraction);
 
 // Profiles `worker` with probe(worker, batch) -> ms (ClusterView::probe_step_ms) up to `up_to`.
 // Throws std::invalid_argument for up_to <= 0 or bad options, std::runtime_error when a probe
-// returns a negative or non-finite time.
+// returns a negative or non-finite time (an internal invariant: probes come from validated time
+// models or the wall clock).
 WorkerProfile profile_worker(const std::function<double(int worker, int batch)>& probe, int worker, int up_to,
                              const ProfileOptions& options);
 
@@ -54,8 +55,8 @@ struct MemoryBoundProfile {
 // model would predict a negative time at batch 1 (a cubic through points from 2 up can dip there,
 // and a negative time means nothing to the solver); if even a line does, the line through the
 // origin is used. Throws std::invalid_argument for up_to <= 0 or
-// bad options, std::runtime_error when not even the first batch fits in memory or a probe returns
-// a negative or non-finite time.
+// bad options, common::SystemError when not even the first batch fits in memory, and
+// std::runtime_error when a probe returns a negative or non-finite time (an internal invariant).
 MemoryBoundProfile profile_until_out_of_memory(const FallibleProbe& probe, int up_to, const ProfileOptions& options);
 
 }  // namespace lbb

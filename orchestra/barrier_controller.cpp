@@ -130,6 +130,8 @@ void BarrierController::start(const env::ClusterView& cluster) {
     std::vector<double> probes;
     for (int r = 0; r < options_.probe_repetitions; ++r) probes.push_back(cluster.probe_step_ms(n, batch_sizes_[worker]));
     batch_ms_[worker] = median(probes);
+    // An internal invariant: probes come from validated time models (> 0 at every batch) or the
+    // wall clock, so a bad time here is a bug, not the user's input.
     if (!std::isfinite(batch_ms_[worker]) || batch_ms_[worker] <= 0)
       throw std::runtime_error("orchestra barrier controller: probing worker " + std::to_string(n) +
                                " gave a batch time of " + std::to_string(batch_ms_[worker]) + " ms");

@@ -172,7 +172,7 @@ void follow_policy(RealWorker& worker, Communicator& comm) {
         worker.start_at_epoch(m.epoch);
         break;
       case ControlKind::EndPolicy: return;
-      case ControlKind::Abort: throw std::runtime_error("rank 0 stopped the run: " + m.reason);
+      case ControlKind::Abort: throw common::RunError("rank 0 stopped the run: " + m.reason);
     }
   }
 }

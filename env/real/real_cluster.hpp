@@ -91,7 +91,7 @@ class RealCluster : public RoundCluster {
   std::map<std::pair<int, int>, std::deque<double>> probes_;
 };
 
-// Every rank but 0: runs rounds and probes as told until EndPolicy; throws std::runtime_error with
+// Every rank but 0: runs rounds and probes as told until EndPolicy; throws common::RunError with
 // rank 0's message on Abort.
 void follow_policy(RealWorker& worker, Communicator& comm);
 

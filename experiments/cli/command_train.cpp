@@ -18,6 +18,7 @@
 #include "experiments/runner/experiment.hpp"
 #include "experiments/runner/progress_reporter.hpp"
 #include "experiments/runner/train_config.hpp"
+#include "common/errors.hpp"
 
 namespace experiments {
 namespace {
@@ -269,7 +270,7 @@ int command_keygen(const Args& args) {
     return 0;
   }
   if (args.size() != 1 || args[0].empty() || args[0][0] == '-') throw UsageError(std::string("expected one FILE\n") + kKeygenHelp);
-  if (!agents::curve_available()) throw std::runtime_error("this libzmq was built without CURVE (libsodium)");
+  if (!agents::curve_available()) throw common::SystemError("this libzmq was built without CURVE (libsodium)");
   agents::write_curve_keys(args[0], agents::generate_curve_keys());
   std::cout << "CURVE keys written to " << args[0] << " (keep it private)\n";
   return 0;

@@ -25,7 +25,7 @@ std::unique_ptr<env::BarrierPolicy> make_a3c_policy(common::YamlReader& r, const
   std::optional<agents::A3cPolicy> policy;
   try {
     policy.emplace(agents::A3cPolicy::load(path));
-  } catch (const std::runtime_error& e) {
+  } catch (const common::DataError& e) {  // the config's line, then the file's own complaint
     r.fail("policy", e.what());
   }
   if (policy->observation_size() != orchestra::StateLayout::kStateSize)

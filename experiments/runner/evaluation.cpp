@@ -309,13 +309,7 @@ EvaluationResult run_evaluation(const EvaluateOptions& options) {
   if (options.configs.empty() && options.baselines_from.empty())
     throw common::UsageError("evaluate needs at least one cluster config (CONFIG.yaml) or --baselines-from DIR");
   std::vector<agents::PolicyControl> controls;
-  for (const auto& path : options.policies) {
-    try {
-      controls.push_back(agents::A3cPolicy::load(path).control());
-    } catch (const std::runtime_error& e) {
-      throw common::ConfigError(e.what());
-    }
-  }
+  for (const auto& path : options.policies) controls.push_back(agents::A3cPolicy::load(path).control());  // DataError naming the file
   // The baselines run in one environment: the first policy's model average.
   for (std::size_t k = 1; k < controls.size(); ++k)
     if (controls[k].weighting != controls.front().weighting)

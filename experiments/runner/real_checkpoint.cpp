@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "common/atomic_file.hpp"
+#include "common/errors.hpp"
 
 namespace experiments {
 namespace {
@@ -105,7 +106,7 @@ std::optional<RunCheckpoint> load_checkpoint(const std::string& out_dir, const s
   text << in.rdbuf();
   try {
     const json j = json::parse(text.str());
-    if (j.at("version").get<int>() != 1) throw std::runtime_error("unknown checkpoint version");
+    if (j.at("version").get<int>() != 1) throw common::DataError("unknown checkpoint version");  // caught below, the path added
     RunCheckpoint c;
     c.finished = j.at("finished").get<bool>();
     c.epochs_done = j.at("epochs_done").get<int>();
@@ -117,7 +118,7 @@ std::optional<RunCheckpoint> load_checkpoint(const std::string& out_dir, const s
     c.outcome.clock = env::ClockKind::Wall;  // checkpoints are written by real runs only
     return c;
   } catch (const std::exception& e) {
-    throw std::runtime_error(path + ": unreadable checkpoint: " + e.what());
+    throw common::DataError(path + ": unreadable checkpoint: " + e.what());
   }
 }
 
@@ -128,7 +129,7 @@ void load_checkpoint_model(const std::string& out_dir, const std::string& label,
     archive.load_from(path);
     model.load(archive);
   } catch (const c10::Error& e) {
-    throw std::runtime_error(path + ": cannot load the checkpointed model: " + std::string(e.what_without_backtrace()).substr(0, 200));
+    throw common::DataError(path + ": cannot load the checkpointed model: " + std::string(e.what_without_backtrace()).substr(0, 200));
   }
 }
 

@@ -21,7 +21,7 @@ std::string checkpoint_base(const std::string& out_dir, const std::string& label
 
 // Writes the model (when given) and then the meta, each atomically.
 void save_checkpoint(const std::string& out_dir, const RunCheckpoint& checkpoint, env::Classifier* model);
-// nullopt when there is none; throws std::runtime_error for an unreadable one.
+// nullopt when there is none; throws common::DataError for an unreadable one.
 std::optional<RunCheckpoint> load_checkpoint(const std::string& out_dir, const std::string& label);
 void load_checkpoint_model(const std::string& out_dir, const std::string& label, env::Classifier& model);
 

@@ -38,12 +38,12 @@ Child start_seed(const std::string& config_file, std::uint64_t seed, const std::
   argv.push_back(nullptr);
   const std::string log = seed_dir(out_dir, seed) + ".log";
   const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error(log + ": cannot write (" + std::strerror(errno) + ")");
+  if (fd < 0) throw common::SystemError(log + ": cannot write (" + std::strerror(errno) + ")");
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fd);
-    throw std::runtime_error(std::string("cannot start the run of a seed: fork failed: ") + std::strerror(errno));
+    throw common::SystemError(std::string("cannot start the run of a seed: fork failed: ") + std::strerror(errno));
   }
   if (pid == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -139,7 +139,7 @@ void run_in_processes(const ExperimentConfig& config, const std::vector<std::uin
   }
   for (const auto& c : running) ::kill(c.pid, SIGKILL);
   for (const auto& c : running) ::waitpid(c.pid, nullptr, 0);
-  throw std::runtime_error(failure);
+  throw common::RunError(failure);
 }
 
 }  // namespace

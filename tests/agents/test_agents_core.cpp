@@ -209,16 +209,17 @@ TEST_CASE("a saved policy loads with the same weights and gives the same actions
 
 TEST_CASE("loading a missing or foreign file says which and why") {
   testing::TempDir dir;
-  CHECK_THROWS_AS(agents::A3cPolicy::load(dir / "nope.pt"), std::runtime_error);
+  // A user's file: a typed DataError (exit 2) naming it, not a generic failure.
+  CHECK_THROWS_WITH_AS(agents::A3cPolicy::load(dir / "nope.pt"), doctest::Contains((dir / "nope.pt").c_str()), common::DataError);
   testing::write_text(dir / "junk.pt", "not a policy");
-  CHECK_THROWS_AS(agents::A3cPolicy::load(dir / "junk.pt"), std::runtime_error);
+  CHECK_THROWS_WITH_AS(agents::A3cPolicy::load(dir / "junk.pt"), doctest::Contains((dir / "junk.pt: not a readable policy file").c_str()), common::DataError);
   testing::write_text(dir / "dict.pt", "");
   c10::impl::GenericDict other(c10::StringType::get(), c10::AnyType::get());
   other.insert("format", std::string("something-else"));
   const std::vector<char> bytes = torch::pickle_save(c10::IValue(other));
   testing::write_text(dir / "dict.pt", std::string(bytes.begin(), bytes.end()));
   CHECK_THROWS_WITH_AS(agents::A3cPolicy::load(dir / "dict.pt"), doctest::Contains("not an orchestra-a3c policy"),
-                       std::runtime_error);
+                       common::DataError);
   // Fields of the wrong type (a hand-made or damaged file): one line naming the file, not a
   // libtorch internal assertion with its backtrace.
   const auto typed = [&](const std::string& name, const c10::IValue& version, const c10::IValue& hidden) {
@@ -237,8 +238,9 @@ TEST_CASE("loading a missing or foreign file says which and why") {
     try {
       agents::A3cPolicy::load(path);
       FAIL("loaded a policy with a field of the wrong type");
-    } catch (const std::runtime_error& e) {
+    } catch (const common::DataError& e) {
       const std::string message = e.what();
+      CHECK(e.exit_code() == 2);
       CHECK(message.rfind(path + ": ", 0) == 0);
       CHECK(message.find('\n') == std::string::npos);
     }

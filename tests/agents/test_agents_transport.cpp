@@ -19,6 +19,7 @@
 #include "agents/policy_file.hpp"
 #include "agents/protocol.hpp"
 #include "agents/toy_barrier_env.hpp"
+#include "common/errors.hpp"
 #include "test_helpers.hpp"
 
 namespace {
@@ -387,7 +388,7 @@ TEST_CASE("checkpoints: resume continues from the saved update counter with the 
   missing.out_dir = (dir / "empty");
   missing.resume = true;
   CHECK_THROWS_WITH_AS(agents::ParameterServer(context, missing), doctest::Contains("no checkpoint to resume from"),
-                       std::runtime_error);
+                       common::DataError);
 }
 
 TEST_CASE("a3c.init_policy: the server starts from the file's network and trains on from it; another shape is refused") {

@@ -379,7 +379,7 @@ TEST_CASE("seeds: with --jobs, a seed whose run fails stops the run with one lin
   testing::write_text(dir / "bad.yaml", config);
   const auto r = testing::run_command(binary() + " run " + (dir / "bad.yaml") + " --seeds 1,2 --jobs 2 --quiet --out " + (dir / "out"));
   CHECK(r.exit_code == 1);
-  CHECK(r.output.rfind("orchestra: error: the run of seed ", 0) == 0);
+  CHECK(r.output.rfind("orchestra: run error: the run of seed ", 0) == 0);  // common::RunError
   CHECK(r.output.find(" failed (exit 2): see " + (dir / "out/seed-")) != std::string::npos);
   CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
   const auto see = r.output.find("see ");
