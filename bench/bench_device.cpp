@@ -45,7 +45,7 @@ struct Rate {
 };
 
 // Worker steps per second of local SGD rounds on `workers` batched replicas of `kind` on `device`.
-Rate training_rate(const std::shared_ptr<const env::DatasetPair>& data, int workers, env::ModelKind kind, torch::Device device,
+Rate training_rate(const std::shared_ptr<const env::DatasetPair>& data, int workers, const std::string& arch, torch::Device device,
                    double least_seconds) {
   env::EnvSpec spec;
   for (int i = 0; i < workers; ++i) {
@@ -56,7 +56,7 @@ Rate training_rate(const std::shared_ptr<const env::DatasetPair>& data, int work
   }
   spec.simulation.cluster.server_names = {"s"};
   spec.simulation.global_batch = 32 * workers;
-  spec.training.model.kind = kind;
+  spec.training.model.arch = arch;
   spec.training.replicas = env::ReplicaMode::Batched;
   spec.training.device = device.str();
   env::LocalSgdEnv environment(spec, data, 1);
@@ -141,15 +141,15 @@ int main(int argc, char** argv) {
   const auto data = std::make_shared<const env::DatasetPair>(env::load_dataset(env::DataSpec{}, 1));
   std::cout << "| workers | model | CPU steps/s | GPU steps/s | GPU / CPU |\n|---:|---|---:|---:|---:|\n" << std::flush;
   bool goal_met = true, goal_measured = false;
-  for (const env::ModelKind kind : {env::ModelKind::Mlp, env::ModelKind::Cnn})
+  for (const std::string arch : {"mlp", "cnn"})
     for (const int workers : worker_counts) {
-      const Rate cpu = training_rate(data, workers, kind, torch::kCPU, least_seconds);
-      std::cout << "| " << workers << " | " << env::model_name(kind) << " | " << cell(cpu.per_second) << " | ";
+      const Rate cpu = training_rate(data, workers, arch, torch::kCPU, least_seconds);
+      std::cout << "| " << workers << " | " << arch << " | " << cell(cpu.per_second) << " | ";
       if (!gpu) {
         std::cout << "- | - |\n" << std::flush;
         continue;
       }
-      const Rate on_gpu = training_rate(data, workers, kind, *gpu, least_seconds);
+      const Rate on_gpu = training_rate(data, workers, arch, *gpu, least_seconds);
       const double ratio = on_gpu.per_second / cpu.per_second;
       std::cout << cell(on_gpu.per_second) << " | " << cell(ratio, 2) << "x |\n" << std::flush;
       if (workers >= 64) {

@@ -9,10 +9,16 @@ function(orchestra_torch_target target)
   target_link_libraries(${target} PUBLIC ${TORCH_LIBRARIES})
 endfunction()
 
-# A library target for one folder: every .cpp in it, headers beside the sources.
+# A library target for one folder: every .cpp in it (SOURCES only where some are compiled
+# conditionally), headers beside the sources. A file added to a folder is part of its target
+# without a line here, so adding a dataset's reader, a model or a policy touches no CMake file.
 function(orchestra_library name)
   cmake_parse_arguments(ARG "TORCH" "" "SOURCES;DEPS" ${ARGN})
+  if(NOT ARG_SOURCES)
+    file(GLOB ARG_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+  endif()
   add_library(${name} STATIC ${ARG_SOURCES})
+  set_property(GLOBAL APPEND PROPERTY ORCHESTRA_LIBRARIES ${name})  # the layout test's list of targets
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})
   orchestra_warnings(${name})

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Configures and builds everything into build/ (the binary is build/orchestra).
+# Configures build/ (once) and builds the targets given, or everything (the binary, the test suites,
+# the probe the Python test runs) when none is: `scripts/build.sh orchestra` builds only what the
+# quickstart needs (scripts/install.sh), `scripts/build.sh` the rest as well (scripts/test.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -f build/build.ninja ]; then
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 fi
-cmake --build build --parallel "$(nproc)"
+targets=()
+for target in "$@"; do targets+=(--target "$target"); done
+cmake --build build --parallel "$(nproc)" "${targets[@]}"

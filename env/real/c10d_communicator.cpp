@@ -1,6 +1,5 @@
-// Which backends this build has comes from c10d_backends.hpp, written by CMake
-// (cmake/TorchSetup.cmake): Gloo where libtorch was built with it and its headers were found, NCCL
-// where libtorch has CUDA and the CUDA and NCCL headers were found (nccl_process_group.cpp).
+// The communicator over whichever c10d backend the rendezvous names: the process group comes from
+// the backend's row in c10d_backend_registry.cpp; this file knows no backend by name.
 #include "env/real/c10d_communicator.hpp"
 #include "common/errors.hpp"
 
@@ -11,13 +10,8 @@
 #include <cstring>
 #include <functional>
 
-#include "c10d_backends.hpp"
+#include "env/real/c10d_backend_registry.hpp"
 #include "env/real/c10d_group.hpp"
-#include "env/train/device.hpp"
-
-#if ORCHESTRA_HAVE_GLOO
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-#endif
 
 namespace env {
 namespace {
@@ -41,19 +35,11 @@ std::string reason_of(const std::exception& e) {
   return first_line(e.what());
 }
 
-[[maybe_unused]] bool is_loopback(const std::string& host) { return host == "localhost" || host.rfind("127.", 0) == 0; }
-
 }  // namespace
 
-const char* backend_name(CommBackend backend) { return backend == CommBackend::Nccl ? "nccl" : "gloo"; }
-
-std::string backend_unavailable_reason(CommBackend backend) {
-  if (backend == CommBackend::Gloo) return ORCHESTRA_HAVE_GLOO ? "" : ORCHESTRA_NO_GLOO_REASON;
-#if ORCHESTRA_HAVE_NCCL
-  return cuda_unavailable_reason();
-#else
-  return ORCHESTRA_NO_NCCL_REASON;
-#endif
+std::string backend_unavailable_reason(const std::string& backend) {
+  const C10dBackend* row = find_c10d_backend(backend);
+  return row ? row->unavailable() : "no c10d backend named '" + backend + "'";
 }
 
 std::string broadcast_bytes(Communicator& comm, const std::string& bytes, int root, const std::string& what) {
@@ -102,7 +88,7 @@ struct C10dCommunicator::Impl {
 
   [[noreturn]] void fail(const std::string& what, const std::exception& e) const {
     const std::string detail = reason_of(e);
-    throw common::CommError(std::string(backend_name(spec.backend)) + " rank " + std::to_string(spec.rank) + "/" +
+    throw common::CommError(spec.backend + " rank " + std::to_string(spec.rank) + "/" +
                     std::to_string(spec.world_size) + ": " + what + " failed: " + explain(detail, spec.timeout) + " [" +
                     detail + "]");
   }
@@ -122,11 +108,12 @@ C10dCommunicator::C10dCommunicator(const RendezvousSpec& spec) : impl_(std::make
   impl_->spec = spec;
   if (spec.world_size < 1 || spec.rank < 0 || spec.rank >= spec.world_size)
     throw common::CommError("rank " + std::to_string(spec.rank) + " outside world size " + std::to_string(spec.world_size));
+  const C10dBackend* backend = find_c10d_backend(spec.backend);
   const std::string unavailable = backend_unavailable_reason(spec.backend);
-  if (!unavailable.empty())
-    throw common::CommError(std::string("the ") + backend_name(spec.backend) + " backend is not available: " + unavailable);
-  if (spec.backend == CommBackend::Nccl && !spec.device.is_cuda())
-    throw common::CommError("the nccl backend reduces CUDA tensors, but rank " + std::to_string(spec.rank) +
+  if (!backend || !unavailable.empty() || !backend->make)
+    throw common::CommError("the " + spec.backend + " backend is not available: " + unavailable);
+  if (backend->one_gpu_per_rank && !spec.device.is_cuda())
+    throw common::CommError("the " + spec.backend + " backend reduces CUDA tensors, but rank " + std::to_string(spec.rank) +
                             " trains on the CPU (set runtime.device: cuda)");
   c10d::TCPStoreOptions options;
   options.port = static_cast<std::uint16_t>(spec.master_port);
@@ -139,26 +126,8 @@ C10dCommunicator::C10dCommunicator(const RendezvousSpec& spec) : impl_(std::make
     impl_->fail("connecting to the rendezvous store at " + spec.master_addr + ":" + std::to_string(spec.master_port), e);
   }
   try {
-    if (spec.backend == CommBackend::Nccl) {
-#if ORCHESTRA_HAVE_NCCL
-      impl_->device = spec.device;
-      impl_->group = make_nccl_group(impl_->store, spec);
-#endif
-    } else {
-#if ORCHESTRA_HAVE_GLOO
-      auto options_gloo = c10d::ProcessGroupGloo::Options::create(spec.timeout);
-      // GLOO_SOCKET_IFNAME picks the interface on multi-homed machines, as in PyTorch.
-      if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"))
-        options_gloo->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(ifname));
-      else if (is_loopback(spec.master_addr))
-        options_gloo->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
-      else
-        options_gloo->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
-      options_gloo->threads = 1;  // one collective at a time: the round loop never overlaps them
-      impl_->group = std::make_unique<C10dGroupOf<c10d::ProcessGroupGloo>>(
-          c10::make_intrusive<c10d::ProcessGroupGloo>(impl_->store, spec.rank, spec.world_size, options_gloo));
-#endif
-    }
+    if (backend->one_gpu_per_rank) impl_->device = spec.device;  // its collectives run on the rank's GPU
+    impl_->group = backend->make(C10dStore{impl_->store}, spec);
   } catch (const common::CommError&) {
     throw;
   } catch (const std::exception& e) {
@@ -173,7 +142,7 @@ int C10dCommunicator::world_size() const { return impl_->spec.world_size; }
 std::chrono::milliseconds C10dCommunicator::timeout() const { return impl_->spec.timeout; }
 
 std::string C10dCommunicator::describe() const {
-  return std::string(backend_name(impl_->spec.backend)) + " rank " + std::to_string(impl_->spec.rank) + "/" +
+  return impl_->spec.backend + " rank " + std::to_string(impl_->spec.rank) + "/" +
          std::to_string(impl_->spec.world_size);
 }
 

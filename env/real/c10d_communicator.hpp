@@ -1,8 +1,8 @@
-// The Communicator of real runs: c10d's ProcessGroupGloo (collectives on the CPU, for ranks that
-// train on the CPU or on a GPU), ProcessGroupNCCL for ranks that train on a GPU each, where
-// libtorch has CUDA (compiled away otherwise: backend_unavailable_reason says why). Rendezvous goes
-// through a c10d::TCPStore hosted by RendezvousServer (the launcher on node 0, as torchrun's agent
-// does).
+// The Communicator of real runs over one of c10d's process groups, the backend's row in the table
+// of c10d_backend_registry.hpp: ProcessGroupGloo (collectives on the CPU, for ranks that train on
+// the CPU or on a GPU), ProcessGroupNCCL for ranks that train on a GPU each, where libtorch has
+// CUDA (compiled away otherwise: backend_unavailable_reason says why). Rendezvous goes through a
+// c10d::TCPStore hosted by RendezvousServer (the launcher on node 0, as torchrun's agent does).
 #pragma once
 
 #include <chrono>
@@ -14,8 +14,6 @@
 
 namespace env {
 
-enum class CommBackend { Gloo, Nccl };
-
 struct RendezvousSpec {
   std::string master_addr = "127.0.0.1";  // where the TCPStore listens
   int master_port = 0;                    // its port (RendezvousServer::port())
@@ -23,7 +21,7 @@ struct RendezvousSpec {
   int world_size = 1;
   int local_rank = 0;                     // rank on this machine (env::rank_device picks its GPU from it)
   std::chrono::milliseconds timeout{60000};  // every store call and every collective
-  CommBackend backend = CommBackend::Gloo;
+  std::string backend = "gloo";           // a name in the c10d backend table (c10d_backend_registry.hpp)
   torch::Device device = torch::kCPU;     // where this rank trains; NCCL runs the collectives there (a GPU)
 };
 
@@ -65,8 +63,8 @@ class C10dCommunicator final : public Communicator {
 };
 
 // Why `backend` cannot run here, in one clause (empty when it can): NCCL needs a CUDA libtorch,
-// the CUDA and NCCL headers at configure time, and a visible GPU; Gloo a libtorch built with it.
-std::string backend_unavailable_reason(CommBackend backend);
-const char* backend_name(CommBackend backend);
+// the CUDA and NCCL headers at configure time, and a visible GPU; Gloo a libtorch built with it;
+// a name not in the table cannot run anywhere.
+std::string backend_unavailable_reason(const std::string& backend);
 
 }  // namespace env

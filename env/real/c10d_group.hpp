@@ -1,7 +1,7 @@
 // The four collectives C10dCommunicator uses, over one of c10d's process groups. ProcessGroupGloo
 // and ProcessGroupNCCL derive from c10d::ProcessGroup in libtorch 1.x (Debian's) and from
 // c10d::Backend in 2.x (PyTorch's), with the same calls; C10dGroupOf holds either.
-// Private to env/real: only the two sources that build groups include it.
+// Private to env/real: only the communicator and the backends' sources (c10d_backend_registry.hpp) include it.
 #pragma once
 
 #include <torch/csrc/distributed/c10d/Store.hpp>
@@ -41,7 +41,9 @@ class C10dGroupOf final : public C10dGroup {
   c10::intrusive_ptr<Group> group_;
 };
 
-// ProcessGroupNCCL for `spec` (nccl_process_group.cpp, compiled only where ORCHESTRA_HAVE_NCCL).
-std::unique_ptr<C10dGroup> make_nccl_group(const c10::intrusive_ptr<c10d::Store>& store, const RendezvousSpec& spec);
+// The rendezvous store every backend's group is built over (c10d_backend_registry.hpp's makers).
+struct C10dStore {
+  c10::intrusive_ptr<c10d::Store> store;
+};
 
 }  // namespace env

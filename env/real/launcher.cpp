@@ -13,6 +13,9 @@
 #include <optional>
 #include <thread>
 
+#include "env/real/c10d_backend_registry.hpp"
+#include "common/errors.hpp"
+
 namespace env {
 namespace {
 
@@ -26,7 +29,7 @@ constexpr auto kPoll = std::chrono::milliseconds(20);
 std::string self_binary() {
   char buf[4096];
   const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) throw std::runtime_error("cannot find this binary (/proc/self/exe) to start the workers");
+  if (n <= 0) throw common::SystemError("cannot find this binary (/proc/self/exe) to start the workers");
   return std::string(buf, static_cast<std::size_t>(n));
 }
 
@@ -51,7 +54,7 @@ pid_t start_worker(const std::string& binary, const LaunchOptions& o, int local_
   std::vector<std::string> env_strings = {
       "RANK=" + std::to_string(rank), "WORLD_SIZE=" + std::to_string(o.nnodes * o.nproc), "LOCAL_RANK=" + std::to_string(local_rank),
       "MASTER_ADDR=" + o.master_addr, "MASTER_PORT=" + std::to_string(port), "ORCHESTRA_TIMEOUT_MS=" + std::to_string(o.timeout.count()),
-      std::string("ORCHESTRA_BACKEND=") + env::backend_name(o.backend)};
+      "ORCHESTRA_BACKEND=" + o.backend};
   std::vector<char*> envp;
   for (char** e = environ; *e; ++e) {
     const std::string entry(*e);
@@ -69,7 +72,7 @@ pid_t start_worker(const std::string& binary, const LaunchOptions& o, int local_
   const pid_t parent = ::getpid();
 
   const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error(std::string("cannot start a worker: fork failed: ") + std::strerror(errno));
+  if (pid < 0) throw common::SystemError(std::string("cannot start a worker: fork failed: ") + std::strerror(errno));
   if (pid == 0) {
     // A worker must not outlive its launcher (a killed launcher would leave orphans training).
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -82,10 +85,10 @@ pid_t start_worker(const std::string& binary, const LaunchOptions& o, int local_
 
 int env_int(const char* name) {
   const char* v = std::getenv(name);
-  if (!v || !*v) throw std::runtime_error(std::string("the environment variable ") + name + " is not set (workers are started by orchestra launch)");
+  if (!v || !*v) throw common::UsageError(std::string("the environment variable ") + name + " is not set (workers are started by orchestra launch)");
   char* end = nullptr;
   const long n = std::strtol(v, &end, 10);
-  if (*end != '\0' || n < 0 || n > 1 << 30) throw std::runtime_error(std::string(name) + "=" + v + ": expected a non-negative integer");
+  if (*end != '\0' || n < 0 || n > 1 << 30) throw common::UsageError(std::string(name) + "=" + v + ": expected a non-negative integer");
   return static_cast<int>(n);
 }
 
@@ -102,8 +105,8 @@ env::RendezvousSpec rendezvous_from_environment() {
   if (std::getenv("ORCHESTRA_TIMEOUT_MS")) spec.timeout = std::chrono::milliseconds(env_int("ORCHESTRA_TIMEOUT_MS"));
   const char* backend = std::getenv("ORCHESTRA_BACKEND");
   const std::string b = backend ? backend : "gloo";
-  if (b != "gloo" && b != "nccl") throw std::runtime_error("ORCHESTRA_BACKEND=" + b + ": expected gloo or nccl");
-  spec.backend = b == "nccl" ? env::CommBackend::Nccl : env::CommBackend::Gloo;
+  if (!find_c10d_backend(b)) throw common::UsageError("ORCHESTRA_BACKEND=" + b + ": expected a c10d backend (orchestra launch --help lists them)");
+  spec.backend = b;
   return spec;
 }
 
@@ -117,7 +120,7 @@ LaunchOutcome launch_workers(const LaunchOptions& o) {
   }
   if (!o.quiet)
     std::cerr << "orchestra launch: node " << o.node_rank << "/" << o.nnodes << ": starting ranks " << o.node_rank * o.nproc << "-"
-              << (o.node_rank + 1) * o.nproc - 1 << " of " << o.nnodes * o.nproc << " (" << env::backend_name(o.backend) << ", rendezvous "
+              << (o.node_rank + 1) * o.nproc - 1 << " of " << o.nnodes * o.nproc << " (" << o.backend << ", rendezvous "
               << o.master_addr << ":" << port << ", timeout " << o.timeout.count() / 1000.0 << " s)\n";
   std::vector<Child> children;
   for (int local = 0; local < o.nproc; ++local) {

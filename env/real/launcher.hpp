@@ -21,7 +21,7 @@ struct LaunchOptions {
   std::string master_addr = "127.0.0.1";  // node 0's address, reachable from every machine
   int master_port = 0;                    // 0 (single machine only): a free port from the OS
   std::chrono::milliseconds timeout{120000};  // every collective and the rendezvous
-  env::CommBackend backend = env::CommBackend::Gloo;
+  std::string backend = "gloo";           // a name in the c10d backend table (c10d_backend_registry.hpp)
   std::vector<std::string> worker_args;   // after `orchestra worker`: CONFIG, --out DIR, ...
   bool quiet = false;
   // Called between polls of the workers (every 20 ms) with how many of this machine's still run:
@@ -39,7 +39,7 @@ struct LaunchOutcome {
 // once rank 0 has ended; whoever is left then is killed, so a hung worker cannot hold the launch.
 LaunchOutcome launch_workers(const LaunchOptions& options);
 
-// Reads the variables launch_workers sets; throws std::runtime_error naming a missing or bad one.
+// Reads the variables launch_workers sets; throws common::UsageError naming a missing or bad one.
 env::RendezvousSpec rendezvous_from_environment();
 
 }  // namespace env

@@ -94,8 +94,8 @@ void read_losses(const std::vector<SlotLosses>& pending, std::vector<std::vector
 
 BatchedReplicaSet::BatchedReplicaSet(const ModelSpec& model, const std::vector<std::int64_t>& input_shape, int classes,
                                      int num_workers, const OptimizerSpec& optimizer, std::uint64_t seed, torch::Device device)
-    : kind_(model.kind), num_workers_(num_workers), optimizer_(optimizer), device_(device) {
-  if (!can_stack(model.kind)) throw std::invalid_argument(std::string("the ") + model_name(model.kind) + " model cannot be stacked");
+    : kind_(&model_kind(model.arch)), num_workers_(num_workers), optimizer_(optimizer), device_(device) {
+  if (!kind_->stacked_forward) throw std::invalid_argument("the " + model.arch + " model cannot be stacked");
   if (num_workers < 1) throw std::invalid_argument("BatchedReplicaSet needs at least one worker");
   keep_large_blocks_in_heap();
   // ReplicaSet's draws: replica 0 is the first model made after seeding, and the generator is
@@ -131,11 +131,11 @@ std::vector<torch::Tensor> BatchedReplicaSet::rows_of(const std::vector<std::int
 StackedGradients BatchedReplicaSet::gradients(const std::vector<torch::Tensor>& rows, const torch::Tensor& inputs,
                                               const torch::Tensor& targets, const torch::Tensor& sample_weights) {
   const auto n = inputs.size(0), batch = inputs.size(1);
-  if (kind_ == ModelKind::Mlp) return stacked_mlp_gradients(rows, inputs.reshape({n, batch, -1}), targets, sample_weights);
+  if (kind_->stacked_gradients) return kind_->stacked_gradients(rows, inputs, targets, sample_weights);  // written out (the MLP's)
   // Other stackable models through autograd, on leaves that share the rows' memory.
   std::vector<torch::Tensor> leaves;
   for (const auto& p : rows) leaves.push_back(p.detach().requires_grad_(true));
-  const torch::Tensor logits = stacked_forward(kind_, leaves, inputs);
+  const torch::Tensor logits = kind_->stacked_forward(leaves, inputs);
   const torch::Tensor losses = torch::nn::functional::cross_entropy(
       logits.reshape({n * batch, logits.size(2)}), targets, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
   // Padding carries weight 0: its loss and its gradient are exactly zero.
@@ -310,21 +310,22 @@ void BatchedReplicaSet::make_all_equal_to_first() {
 std::unique_ptr<WorkerReplicas> make_replicas(ReplicaMode mode, const ModelSpec& model, const std::vector<std::int64_t>& input_shape,
                                               int classes, int num_workers, const OptimizerSpec& optimizer, std::uint64_t seed,
                                               torch::Device device) {
-  if (mode == ReplicaMode::Auto) mode = prefers_batched(model.kind, device) ? ReplicaMode::Batched : ReplicaMode::Sequential;
-  if (mode == ReplicaMode::Batched && can_stack(model.kind))
+  if (mode == ReplicaMode::Auto) mode = prefers_batched(model.arch, device) ? ReplicaMode::Batched : ReplicaMode::Sequential;
+  if (mode == ReplicaMode::Batched && can_stack(model.arch))
     return std::make_unique<BatchedReplicaSet>(model, input_shape, classes, num_workers, optimizer, seed, device);
   if (mode == ReplicaMode::Batched) {
     static std::once_flag notice;  // once per process: the RL environment builds one cluster per episode
     std::call_once(notice, [&] {
-      std::cerr << "note: the " << model_name(model.kind)
+      std::cerr << "note: the " << model.arch
                 << " model has batch norm and does not stack; its replicas train one after another (runtime.replicas: sequential)\n";
     });
   }
   return std::make_unique<ReplicaSet>(model, input_shape, classes, num_workers, optimizer, seed, device);
 }
 
-bool prefers_batched(ModelKind kind, torch::Device device) {
-  return kind == ModelKind::Mlp || (kind == ModelKind::Cnn && !device.is_cpu());
+bool prefers_batched(const std::string& arch, torch::Device device) {
+  const ModelKind& kind = model_kind(arch);
+  return kind.stacked_forward && (kind.batch_on_cpu || !device.is_cpu());
 }
 
 }  // namespace env

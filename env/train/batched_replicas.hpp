@@ -56,7 +56,7 @@ class BatchedReplicaSet : public WorkerReplicas {
   void sgd_update(const std::vector<std::int64_t>& who, const std::vector<torch::Tensor>& grads);
   void make_all_equal_to_first();  // after gradient steps, before local steps
 
-  ModelKind kind_;
+  const ModelKind* kind_;  // its row in the model table: the stacked forward and gradients
   int num_workers_;
   OptimizerSpec optimizer_;
   torch::Device device_;
@@ -69,8 +69,9 @@ class BatchedReplicaSet : public WorkerReplicas {
   double parameter_bytes_ = 0;
 };
 
-// What ReplicaMode::Auto picks: batched for the MLP, and for the CNN off the CPU.
-bool prefers_batched(ModelKind kind, torch::Device device);
+// What ReplicaMode::Auto picks: batched for a model that stacks, on the CPU only where its row says
+// so (the MLP; the CNN off the CPU).
+bool prefers_batched(const std::string& arch, torch::Device device);
 
 // The replicas for `mode`: batched where the model stacks (asked for, or Auto's choice), else the
 // sequential ReplicaSet, with a one-line notice on stderr when batched was asked for.

@@ -29,4 +29,13 @@ Dataset read_cifar10_batches(const std::vector<std::string>& paths) {
   return d;
 }
 
+DatasetPair read_cifar10_folder(const std::string& folder) {
+  std::vector<std::string> train_files;
+  for (int i = 1; i <= 5; ++i) train_files.push_back(folder + "/data_batch_" + std::to_string(i) + ".bin");
+  DatasetPair pair;
+  pair.train = read_cifar10_batches(train_files);
+  pair.test = read_cifar10_batches({folder + "/test_batch.bin"});
+  return pair;
+}
+
 }  // namespace env

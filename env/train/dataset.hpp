@@ -1,5 +1,6 @@
 // Datasets as in-memory tensors: Fashion-MNIST (default), MNIST, CIFAR-10 and a seeded synthetic
-// set for tests. Images are float32 [N, C, H, W], normalized per channel; labels int64 [N].
+// set for tests (the table of them: dataset_registry.hpp). Images are float32 [N, C, H, W],
+// normalized per channel; labels int64 [N].
 #pragma once
 
 #include <torch/torch.h>
@@ -11,19 +12,8 @@
 
 namespace env {
 
-enum class DatasetKind { FashionMnist, Mnist, Cifar10, Synthetic };
-
-// The `dataset:` spellings (config and command line).
-inline const std::vector<std::pair<const char*, DatasetKind>>& dataset_spellings() {
-  static const std::vector<std::pair<const char*, DatasetKind>> spellings = {{"fashion-mnist", DatasetKind::FashionMnist},
-                                                                              {"mnist", DatasetKind::Mnist},
-                                                                              {"cifar10", DatasetKind::Cifar10},
-                                                                              {"synthetic", DatasetKind::Synthetic}};
-  return spellings;
-}
-
 struct DataSpec {
-  DatasetKind kind = DatasetKind::FashionMnist;
+  std::string dataset = "fashion-mnist";  // a name in the dataset table (dataset_registry.hpp), checked when read
   std::string path = "/usr/share/datasets/fashion-mnist";  // folder holding the files
   std::int64_t train_limit = 0;  // use only the first N training samples (0 = all)
   std::int64_t test_limit = 0;   // use only the first N test samples (0 = all)
@@ -48,13 +38,19 @@ struct DatasetPair {
   Dataset test;
 };
 
-// Loads train and test splits; throws common::DataError naming the file for anything missing or malformed.
+// Loads train and test splits with the dataset table's reader for spec.dataset, then applies the
+// limits; throws common::DataError naming the file for anything missing or malformed.
 DatasetPair load_dataset(const DataSpec& spec, std::uint64_t seed);
 
-// The pieces, for tests and tools.
+// The readers the dataset table's rows use (one file each), for tests and tools.
 Dataset read_idx_pair(const std::string& images_path, const std::string& labels_path);
+// The four IDX files of an MNIST-like folder (train-images-idx3-ubyte[.gz], ...).
+DatasetPair read_idx_folder(const std::string& folder);
 Dataset read_cifar10_batches(const std::vector<std::string>& paths);
+// data_batch_1..5.bin and test_batch.bin of a CIFAR-10 folder.
+DatasetPair read_cifar10_folder(const std::string& folder);
 DatasetPair make_synthetic(const DataSpec& spec, std::uint64_t seed);
-const char* dataset_name(DatasetKind kind);
+// Per-channel standardization of both splits with a dataset's usual statistics.
+void normalize(DatasetPair& pair, const std::vector<double>& mean, const std::vector<double>& stdev);
 
 }  // namespace env

@@ -65,6 +65,15 @@ std::vector<std::int64_t> read_header(gzFile_s* file, const std::string& path, s
   return dims;
 }
 
+// Debian ships the IDX files gzip-compressed; users may have them plain.
+std::string idx_file(const std::string& folder, const std::string& stem) {
+  const std::string gz = folder + "/" + stem + ".gz";
+  if (std::filesystem::exists(gz)) return gz;
+  const std::string plain = folder + "/" + stem;
+  if (std::filesystem::exists(plain)) return plain;
+  throw common::DataError(gz + ": no such file (nor " + stem + " uncompressed)");
+}
+
 }  // namespace
 
 Dataset read_idx_pair(const std::string& images_path, const std::string& labels_path) {
@@ -88,6 +97,19 @@ Dataset read_idx_pair(const std::string& images_path, const std::string& labels_
   d.images = pixels.to(torch::kFloat32).div_(255.0);
   d.labels = labels.to(torch::kInt64);
   return d;
+}
+
+DatasetPair read_idx_folder(const std::string& folder) {
+  // Named one by one: the order of function arguments is unspecified, and errors should name the
+  // first missing file.
+  const std::string train_images = idx_file(folder, "train-images-idx3-ubyte");
+  const std::string train_labels = idx_file(folder, "train-labels-idx1-ubyte");
+  const std::string test_images = idx_file(folder, "t10k-images-idx3-ubyte");
+  const std::string test_labels = idx_file(folder, "t10k-labels-idx1-ubyte");
+  DatasetPair pair;
+  pair.train = read_idx_pair(train_images, train_labels);
+  pair.test = read_idx_pair(test_images, test_labels);
+  return pair;
 }
 
 }  // namespace env

@@ -6,19 +6,12 @@
 #include "common/errors.hpp"
 #include "env/sim/round_rules.hpp"
 #include "env/train/batched_replicas.hpp"
+#include "env/train/dataset_registry.hpp"
 #include "env/train/device.hpp"
 
 namespace env {
 
-std::vector<std::int64_t> input_shape_of(const DataSpec& spec) {
-  switch (spec.kind) {
-    case DatasetKind::FashionMnist:
-    case DatasetKind::Mnist: return {1, 28, 28};
-    case DatasetKind::Cifar10: return {3, 32, 32};
-    case DatasetKind::Synthetic: return {spec.synthetic_channels, spec.synthetic_side, spec.synthetic_side};
-  }
-  return {};
-}
+std::vector<std::int64_t> input_shape_of(const DataSpec& spec) { return dataset_kind(spec.dataset).input_shape(spec); }
 
 LocalSgdEnv::LocalSgdEnv(EnvSpec spec, std::shared_ptr<const DatasetPair> data, std::uint64_t seed,
                          std::vector<std::int64_t> input_shape)

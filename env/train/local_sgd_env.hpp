@@ -77,7 +77,7 @@ class LocalSgdEnv : public RoundCluster, private TrainingHooks {
   std::unique_ptr<Simulation> simulation_;
 };
 
-// [C, H, W] of the samples a data spec produces (without reading the files).
+// [C, H, W] of the samples a data spec produces (without reading the files: its dataset row's input_shape).
 std::vector<std::int64_t> input_shape_of(const DataSpec& spec);
 
 }  // namespace env

@@ -1,6 +1,10 @@
 #include "env/train/models.hpp"
 
+#include <cstdio>
 #include <stdexcept>
+
+#include "env/train/stacked_mlp.hpp"
+#include "env/train/stacked_models.hpp"
 
 namespace env {
 namespace {
@@ -108,25 +112,55 @@ class ResNet : public Classifier {
   torch::nn::Linear fc_{nullptr};
 };
 
+std::shared_ptr<Classifier> make_mlp(const ModelSpec& spec, const std::vector<std::int64_t>& shape, int classes) {
+  return std::make_shared<Mlp>(shape[0] * shape[1] * shape[2], spec.hidden, classes);
+}
+std::shared_ptr<Classifier> make_lenet(const ModelSpec&, const std::vector<std::int64_t>& shape, int classes) {
+  return std::make_shared<LeNet>(shape[0], shape[1], classes);
+}
+std::shared_ptr<Classifier> make_resnet(const ModelSpec& spec, const std::vector<std::int64_t>& shape, int classes) {
+  return std::make_shared<ResNet>(shape[0], spec.resnet_blocks, spec.resnet_width, classes);
+}
+
 }  // namespace
 
-const char* model_name(ModelKind kind) {
-  switch (kind) {
-    case ModelKind::Mlp: return "mlp";
-    case ModelKind::Cnn: return "cnn";
-    case ModelKind::ResNet: return "resnet";
+const std::vector<ModelKind>& model_registry() {
+  static const std::vector<ModelKind> table = {
+      {"mlp", "fully connected layers of widths model.hidden with ReLU between them", make_mlp, stacked_mlp_forward,
+       stacked_mlp_gradients, true},
+      {"cnn", "LeNet-like: two 5x5 convolutions with 2x2 max pooling, then three linear layers (inputs of at least 12x12)", make_lenet,
+       stacked_cnn_forward, nullptr, false},
+      {"resnet", "CIFAR ResNet-(6n+2): n = model.resnet_blocks per stage, model.resnet_width channels first, batch norm", make_resnet,
+       nullptr, nullptr, false},
+  };
+  return table;
+}
+
+std::vector<std::string> model_names() {
+  std::vector<std::string> names;
+  for (const auto& m : model_registry()) names.emplace_back(m.name);
+  return names;
+}
+
+const ModelKind& model_kind(const std::string& arch) {
+  for (const auto& m : model_registry())
+    if (arch == m.name) return m;
+  throw std::invalid_argument("no model named '" + arch + "' in the model table");
+}
+
+std::string model_help() {
+  std::string text;
+  for (const auto& m : model_registry()) {
+    char line[320];
+    std::snprintf(line, sizeof line, "  %-15s %s\n", m.name, m.summary);
+    text += line;
   }
-  return "?";
+  return text;
 }
 
 std::shared_ptr<Classifier> make_model(const ModelSpec& spec, const std::vector<std::int64_t>& shape, int classes) {
   if (shape.size() != 3) throw std::invalid_argument("models take [C, H, W] inputs");
-  switch (spec.kind) {
-    case ModelKind::Mlp: return std::make_shared<Mlp>(shape[0] * shape[1] * shape[2], spec.hidden, classes);
-    case ModelKind::Cnn: return std::make_shared<LeNet>(shape[0], shape[1], classes);
-    case ModelKind::ResNet: return std::make_shared<ResNet>(shape[0], spec.resnet_blocks, spec.resnet_width, classes);
-  }
-  throw std::invalid_argument("unknown model kind");
+  return model_kind(spec.arch).make(spec, shape, classes);
 }
 
 double parameter_bytes(Classifier& model) {

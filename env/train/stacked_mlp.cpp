@@ -12,7 +12,7 @@ StackedGradients stacked_mlp_gradients(const std::vector<torch::Tensor>& params,
   const auto n = x.size(0), batch = x.size(1);
 
   // Forward, keeping every layer's input (the ReLU outputs) for the backward pass.
-  std::vector<torch::Tensor> inputs{x};
+  std::vector<torch::Tensor> inputs{x.reshape({n, batch, -1})};
   torch::Tensor logits;
   for (std::size_t l = 0; l < layers; ++l) {
     const torch::Tensor z = torch::baddbmm(params[2 * l + 1].unsqueeze(1), inputs.back(), params[2 * l]);

@@ -22,7 +22,7 @@ struct StackedGradients {
 };
 
 // `params`: the MLP's (weight [n, in, out], bias [n, out]) pairs in layer order, ReLU between
-// layers (models.cpp's Mlp in stacked_layout). x: [n, B, in] (already flattened); targets: [n*B]
+// layers (models.cpp's Mlp in stacked_layout). x: [n, B, ...] (flattened here to [n, B, in]); targets: [n*B]
 // class indices; sample_weights: [n*B] (1/B_i for a worker's samples, 0 for padding, whose loss
 // and gradient are then exactly zero). Gradients of sum(sample_weights * per-sample loss).
 StackedGradients stacked_mlp_gradients(const std::vector<torch::Tensor>& params, const torch::Tensor& x, const torch::Tensor& targets,

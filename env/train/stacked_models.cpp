@@ -35,24 +35,27 @@ torch::Tensor from_stacked_layout(const torch::Tensor& stacked_replica) {
   return stacked_replica.dim() == 2 ? stacked_replica.t().contiguous() : stacked_replica;
 }
 
-bool can_stack(ModelKind kind) { return kind == ModelKind::Mlp || kind == ModelKind::Cnn; }
+bool can_stack(const std::string& arch) { return model_kind(arch).stacked_forward != nullptr; }
 
-torch::Tensor stacked_forward(ModelKind kind, const std::vector<torch::Tensor>& params, const torch::Tensor& x) {
+torch::Tensor stacked_mlp_forward(const std::vector<torch::Tensor>& params, const torch::Tensor& x) {
+  return linear_tail(x.reshape({x.size(0), x.size(1), -1}), params, 0);
+}
+
+torch::Tensor stacked_cnn_forward(const std::vector<torch::Tensor>& params, const torch::Tensor& x) {
   const auto n = x.size(0), batch = x.size(1);
-  switch (kind) {
-    case ModelKind::Mlp: return linear_tail(x.reshape({n, batch, -1}), params, 0);
-    case ModelKind::Cnn: {
-      // As LeNet::forward: conv5 pad 2, pool, conv5, pool, then three linear layers.
-      torch::Tensor h = x.transpose(0, 1).reshape({batch, n * x.size(2), x.size(3), x.size(4)});
-      h = torch::max_pool2d(torch::relu(stacked_conv(h, params[0], params[1], 2)), 2);
-      h = torch::max_pool2d(torch::relu(stacked_conv(h, params[2], params[3], 0)), 2);
-      // [B, n*16, s, s] -> [n, B, 16*s*s]: each replica's features flattened as flatten(1) does.
-      h = h.reshape({batch, n, -1}).transpose(0, 1);
-      return linear_tail(h, params, 4);
-    }
-    case ModelKind::ResNet: break;
-  }
-  throw std::invalid_argument(std::string("the ") + model_name(kind) + " model cannot be stacked");
+  // As LeNet::forward: conv5 pad 2, pool, conv5, pool, then three linear layers.
+  torch::Tensor h = x.transpose(0, 1).reshape({batch, n * x.size(2), x.size(3), x.size(4)});
+  h = torch::max_pool2d(torch::relu(stacked_conv(h, params[0], params[1], 2)), 2);
+  h = torch::max_pool2d(torch::relu(stacked_conv(h, params[2], params[3], 0)), 2);
+  // [B, n*16, s, s] -> [n, B, 16*s*s]: each replica's features flattened as flatten(1) does.
+  h = h.reshape({batch, n, -1}).transpose(0, 1);
+  return linear_tail(h, params, 4);
+}
+
+torch::Tensor stacked_forward(const std::string& arch, const std::vector<torch::Tensor>& params, const torch::Tensor& x) {
+  const ModelKind& kind = model_kind(arch);
+  if (!kind.stacked_forward) throw std::invalid_argument("the " + arch + " model cannot be stacked");
+  return kind.stacked_forward(params, x);
 }
 
 }  // namespace env

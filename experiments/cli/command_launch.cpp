@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "common/limits.hpp"
+#include "env/real/c10d_backend_registry.hpp"
 #include "env/real/c10d_communicator.hpp"
 #include "common/errors.hpp"
 #include "experiments/cli/cli_args.hpp"
@@ -23,7 +24,7 @@ namespace {
 
 const char* kLaunchHelp = R"(usage: orchestra launch --nproc N CONFIG [--out DIR] [--resume] [--timeout S]
                         [--nnodes M --node-rank R --master-addr HOST --master-port P]
-                        [--backend gloo|nccl] [--seed N] [--threads N] [--quiet]
+                        [--backend B] [--seed N] [--threads N] [--quiet]
 
 Runs a `cluster.mode: real` experiment on real processes: N workers on this machine, M machines
 in all (one worker per entry of cluster.workers, in order: rank = node_rank * N + local rank).
@@ -40,7 +41,7 @@ rank trains on GPU LOCAL_RANK mod the visible GPUs.
   --timeout S         seconds any collective may wait before the run stops (default 120)
   --out DIR           where to write results (default results/<name>)
   --resume            continue from DIR/checkpoints after a failed run
-  --backend B         gloo (default) or nccl
+  --backend B         a c10d backend below (default gloo)
   --seed N, --threads N, --quiet   as for orchestra run (threads per worker)
 
 Progress on stderr: rank 0 reports each policy's epochs as orchestra run does (redrawn on a
@@ -90,17 +91,28 @@ bool parse_run_flag(ArgCursor& arg, RunFlags& flags) {
   return true;
 }
 
-// NCCL reduces CUDA tensors, one GPU per rank: the ranks must train on GPUs, and this machine's
-// ranks on different ones (NCCL refuses two ranks on one GPU; Gloo does not).
-void check_nccl_devices(const std::string& device, int nproc) {
-  if (device == "cpu") throw UsageError("--backend nccl reduces CUDA tensors: set runtime.device: cuda (each rank then trains on its own GPU)");
+// A backend whose collectives run on each rank's GPU (NCCL) reduces CUDA tensors, one GPU per rank:
+// the ranks must train on GPUs, and this machine's ranks on different ones (NCCL refuses two ranks
+// on one GPU; Gloo does not).
+void check_one_gpu_per_rank(const std::string& backend, const std::string& device, int nproc) {
+  const std::string flag = "--backend " + backend;
+  if (device == "cpu") throw UsageError(flag + " reduces CUDA tensors: set runtime.device: cuda (each rank then trains on its own GPU)");
   const auto gpus = static_cast<int>(torch::cuda::device_count());
   if (device != "cuda" && nproc > 1)
-    throw UsageError("--backend nccl needs one GPU per rank, but runtime.device: " + device + " puts all " + std::to_string(nproc) +
+    throw UsageError(flag + " needs one GPU per rank, but runtime.device: " + device + " puts all " + std::to_string(nproc) +
                      " ranks of this machine on one GPU (use device: cuda, or --backend gloo)");
   if (nproc > gpus)
-    throw UsageError("--backend nccl needs one GPU per rank: " + std::to_string(nproc) + " ranks on this machine, " + std::to_string(gpus) +
+    throw UsageError(flag + " needs one GPU per rank: " + std::to_string(nproc) + " ranks on this machine, " + std::to_string(gpus) +
                      " GPU" + (gpus == 1 ? "" : "s") + " visible (ranks can share a GPU with --backend gloo)");
+}
+
+// The backend a --backend value names, or a UsageError listing the table's.
+const env::C10dBackend& backend_named(const std::string& name) {
+  if (const env::C10dBackend* b = env::find_c10d_backend(name)) return *b;
+  std::string list;
+  const auto names = env::c10d_backend_names();
+  for (std::size_t i = 0; i < names.size(); ++i) list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  throw UsageError("--backend: expected " + list + ", got '" + name + "'");
 }
 
 }  // namespace
@@ -113,7 +125,7 @@ int command_launch(const Args& args) {
     const std::string& a = arg.arg();
     const auto value = [&]() -> const std::string& { return arg.value(); };
     if (a == "-h" || a == "--help") {
-      std::cout << kLaunchHelp;
+      std::cout << kLaunchHelp << "\nc10d backends (--backend):\n" << env::c10d_backend_help();
       return 0;
     } else if (a == "--nproc") {
       launch.nproc = static_cast<int>(arg.integer(1, 4096));
@@ -129,9 +141,7 @@ int command_launch(const Args& args) {
     } else if (a == "--timeout") {
       launch.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(static_cast<int>(arg.integer(1, 86400))) * 1000);
     } else if (a == "--backend") {
-      const std::string& b = value();
-      if (b != "gloo" && b != "nccl") throw UsageError("--backend: expected gloo or nccl, got '" + b + "'");
-      launch.backend = b == "nccl" ? env::CommBackend::Nccl : env::CommBackend::Gloo;
+      launch.backend = backend_named(value()).name;
     } else if (!parse_run_flag(arg, flags)) {
       throw UsageError("unknown option " + a + "\n" + kLaunchHelp);
     }
@@ -139,13 +149,13 @@ int command_launch(const Args& args) {
   if (flags.config.empty()) throw UsageError(std::string("launch needs a CONFIG file\n") + kLaunchHelp);
   if (launch.node_rank >= launch.nnodes) throw UsageError("--node-rank must be below --nnodes");
   if (launch.nnodes > 1 && !port_given) throw UsageError("--nnodes > 1 needs --master-port (and --master-addr) agreed by every machine");
-  if (const std::string why = env::backend_unavailable_reason(launch.backend); !why.empty())
-    throw UsageError(std::string("--backend ") + env::backend_name(launch.backend) + ": " + why +
-                     (launch.backend == env::CommBackend::Nccl ? "; use --backend gloo" : ""));
+  const env::C10dBackend& backend = backend_named(launch.backend);
+  if (const std::string why = backend.unavailable(); !why.empty())
+    throw UsageError("--backend " + launch.backend + ": " + why + (backend.one_gpu_per_rank ? "; use --backend gloo" : ""));
   // Bad configs are reported here, once, before any worker starts.
   const ExperimentConfig config = load_config(flags.config);
   check_real_config(config, launch.nnodes * launch.nproc);
-  if (launch.backend == env::CommBackend::Nccl) check_nccl_devices(config.training.device, launch.nproc);
+  if (backend.one_gpu_per_rank) check_one_gpu_per_rank(launch.backend, config.training.device, launch.nproc);
   launch.quiet = flags.run.quiet;
   launch.worker_args = {flags.config};
   launch.worker_args.insert(launch.worker_args.end(), flags.passthrough.begin(), flags.passthrough.end());

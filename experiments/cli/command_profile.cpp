@@ -11,6 +11,7 @@
 #include <string>
 
 #include "common/limits.hpp"
+#include "env/train/dataset_registry.hpp"
 #include "env/train/local_sgd_env.hpp"
 #include "env/train/step_profiler.hpp"
 #include "experiments/cli/cli_args.hpp"
@@ -35,9 +36,9 @@ points. Prints JSON in the form `orchestra balance` reads: the worker's "samples
 fitted "model" (a0..a3, ms) and "max_batch" (the largest batch that ran).
 
   --config FILE      take the model, dataset and global batch from an experiment config
-  --model M          mlp, cnn or resnet (default: the config's, else mlp)
-  --dataset D        fashion-mnist, mnist, cifar10 or synthetic: the input shape (default:
-                     the config's, else fashion-mnist)
+  --model M          a model below (default: the config's, else mlp)
+  --dataset D        a dataset below, for its input shape (default: the config's, else
+                     fashion-mnist)
   --max-batch N      largest batch to try (default 512, LBB's global batch: no worker gets more)
   --repetitions N    timed runs per batch size (default 5)
   --trim F           share of runs dropped at each end, 0 to 0.5 (default 0.2)
@@ -51,6 +52,16 @@ example:
   orchestra profile --model cnn --max-batch 256 --name host-a > host-a.json
   orchestra balance host-a.json   # or first gather every host's worker entry in one file
 )";
+
+// One of `names` (a table's), or a UsageError listing them.
+std::string one_of(const std::string& flag, const std::string& value, const std::vector<std::string>& names) {
+  std::string list;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (value == names[i]) return value;
+    list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  }
+  throw UsageError(flag + ": expected " + list + ", got '" + value + "'");
+}
 
 std::string host_name() {
   char buf[256] = {};
@@ -88,7 +99,7 @@ int command_profile(const Args& args) {
     const std::string& a = arg.arg();
     const auto value = [&]() -> const std::string& { return arg.value(); };
     if (a == "-h" || a == "--help") {
-      std::cout << kProfileHelp;
+      std::cout << kProfileHelp << "\nmodels (--model):\n" << env::model_help() << "\ndatasets (--dataset):\n" << env::dataset_help();
       return 0;
     } else if (a == "--config") {
       config_path = value();
@@ -123,8 +134,8 @@ int command_profile(const Args& args) {
     data = config.data;
     if (global_batch == 0) global_batch = config.global_batch;
   }
-  if (!model_flag.empty()) model.kind = parse_option("--model", model_flag, env::model_spellings());
-  if (!dataset_flag.empty()) data.kind = parse_option("--dataset", dataset_flag, env::dataset_spellings());
+  if (!model_flag.empty()) model.arch = one_of("--model", model_flag, env::model_names());
+  if (!dataset_flag.empty()) data.dataset = one_of("--dataset", dataset_flag, env::dataset_names());
   if (name.empty()) name = host_name();
 
   env::set_compute_threads(threads);
@@ -135,7 +146,7 @@ int command_profile(const Args& args) {
 
   if (global_batch == 0) global_batch = result.max_batch;
   std::cout << profile_json(name, global_batch, result);
-  std::cerr << "profiled " << env::model_name(model.kind) << " on " << env::dataset_name(data.kind) << "-shaped input ["
+  std::cerr << "profiled " << model.arch << " on " << data.dataset << "-shaped input ["
             << shape[0] << ", " << shape[1] << ", " << shape[2] << "] with " << threads << " thread(s): "
             << result.profile.points.size() << " batch sizes, max_batch " << result.max_batch
             << (result.hit_memory_limit ? " (the next size did not fit in memory)" : " (the --max-batch limit)") << "\n";

@@ -3,6 +3,8 @@
 #include <iostream>
 
 #include "common/limits.hpp"
+#include "env/train/dataset_registry.hpp"
+#include "env/train/models.hpp"
 #include "experiments/cli/cli_args.hpp"
 #include "experiments/cli/commands.hpp"
 #include "experiments/registry/policy_registry.hpp"
@@ -63,7 +65,8 @@ int command_run(const Args& args) {
     const std::string& a = arg.arg();
     const auto value = [&]() -> const std::string& { return arg.value(); };
     if (a == "-h" || a == "--help") {
-      std::cout << kRunHelp << "\npolicies (the name: of each entry under policies:):\n" << policy_help();
+      std::cout << kRunHelp << "\npolicies (the name: of each entry under policies:):\n" << policy_help() << "\ndatasets (data.dataset:):\n"
+                << env::dataset_help() << "\nmodels (model.arch:):\n" << env::model_help();
       return 0;
     } else if (a == "--out") {
       options.out_dir = value();

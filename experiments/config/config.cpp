@@ -11,6 +11,7 @@
 #include "common/errors.hpp"
 #include "common/limits.hpp"
 #include "common/yaml_reader.hpp"
+#include "env/train/dataset_registry.hpp"
 #include "env/sim/perturbation_trace.hpp"
 #include "env/sim/step_trace.hpp"
 
@@ -22,10 +23,11 @@ constexpr double kHuge = std::numeric_limits<double>::max();
 
 env::DataSpec read_data(common::YamlReader& r) {
   env::DataSpec d;
-  d.kind = r.option("dataset", env::DatasetKind::FashionMnist, env::dataset_spellings());
-  const bool needs_path = d.kind == env::DatasetKind::Mnist || d.kind == env::DatasetKind::Cifar10;
-  if (needs_path && !r.has("path")) r.fail("path", "dataset '" + std::string(d.kind == env::DatasetKind::Mnist ? "mnist" : "cifar10") + "' needs a path to the folder holding its files");
-  d.path = r.text("path", d.kind == env::DatasetKind::FashionMnist ? "/usr/share/datasets/fashion-mnist" : "");
+  d.dataset = r.choice("dataset", d.dataset, env::dataset_names());
+  const env::DatasetKind& kind = env::dataset_kind(d.dataset);
+  if (kind.reads_files && *kind.default_path == '\0' && !r.has("path"))
+    r.fail("path", "dataset '" + d.dataset + "' needs a path to the folder holding its files");
+  d.path = r.text("path", kind.default_path);
   d.train_limit = r.integer("train_limit", 0, 0, kMaxCount);
   d.test_limit = r.integer("test_limit", 0, 0, kMaxCount);
   common::YamlReader s = r.child("synthetic");
@@ -42,7 +44,7 @@ env::DataSpec read_data(common::YamlReader& r) {
 
 env::ModelSpec read_model(common::YamlReader& r) {
   env::ModelSpec m;
-  m.kind = r.option("arch", env::ModelKind::Mlp, env::model_spellings());
+  m.arch = r.choice("arch", m.arch, env::model_names());
   const auto hidden = r.integers("hidden", {256, 128}, 1, 1 << 16);
   m.hidden.assign(hidden.begin(), hidden.end());
   m.resnet_blocks = static_cast<int>(r.integer("resnet_blocks", 1, 1, 18));

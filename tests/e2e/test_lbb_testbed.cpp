@@ -314,7 +314,7 @@ TEST_CASE("the profiler's step timer reports a batch that cannot be allocated, a
   // A batch of 2^31 - 1 inputs of 16 x 256 x 256 floats needs 8 PB: more than any address space,
   // so the allocation fails at once on any machine (no memory is touched).
   env::ModelSpec cnn;
-  cnn.kind = env::ModelKind::Cnn;
+  cnn.arch = "cnn";
   env::StepTimer timer(cnn, {16, 256, 256}, 10, 1);
   CHECK_FALSE(timer.step_ms(std::numeric_limits<int>::max()).has_value());
   const auto ms = timer.step_ms(2);

@@ -14,6 +14,7 @@
 
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
+#include "env/real/c10d_backend_registry.hpp"
 #include "env/real/c10d_communicator.hpp"
 #include "env/train/device.hpp"
 #include "common/errors.hpp"
@@ -28,7 +29,7 @@ constexpr std::uint64_t kSeed = 7;
 
 env::DataSpec small_data() {
   env::DataSpec d;
-  d.kind = env::DatasetKind::Synthetic;
+  d.dataset = "synthetic";
   d.synthetic_train = 256;
   d.synthetic_test = 64;
   d.synthetic_side = 8;
@@ -90,7 +91,7 @@ State in_process(const std::vector<env::RoundPlan>& plans, const std::shared_ptr
 // over a TCPStore on a port from the OS, training on env::rank_device(device, rank); the first
 // error of any rank is rethrown (gloo's test/base_test.h does the same).
 std::vector<State> ranks(const std::vector<env::RoundPlan>& plans, const std::shared_ptr<const env::DatasetPair>& data, int world = 2,
-                         env::CommBackend backend = env::CommBackend::Gloo, const std::string& device = "cpu", int servers = 1) {
+                         const std::string& backend = "gloo", const std::string& device = "cpu", int servers = 1) {
   env::RendezvousServer server(0, std::chrono::seconds(30));
   std::vector<State> states(static_cast<std::size_t>(world));
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(world));
@@ -149,7 +150,7 @@ double max_difference(const State& a, const State& b) {
 void check_matches_in_process(const std::vector<env::RoundPlan>& plans, int workers = 2, int servers = 1) {
   auto data = std::make_shared<const env::DatasetPair>(env::make_synthetic(small_data(), kSeed));
   const State reference = in_process(plans, data, workers, servers);
-  const auto states = ranks(plans, data, workers, env::CommBackend::Gloo, "cpu", servers);
+  const auto states = ranks(plans, data, workers, "gloo", "cpu", servers);
   for (const State& rank : states) {
     CHECK(max_difference(states[0], rank) == 0.0);  // every rank holds the same model: one all-reduce result
     CHECK(max_difference(rank, reference) < 1e-6);
@@ -393,11 +394,58 @@ TEST_CASE("real: MLLSGD's in-server averages with unequal steps, under FedNova w
 // Devices and backends (issue 17). Where NCCL or a GPU is missing (CI), the refusals; on a GPU
 // machine (scripts/gpu_check.sh), ranks training on the GPU against the simulator on the CPU.
 
+TEST_CASE("real: every c10d backend that can run here sums, broadcasts, gathers and meets at a barrier alike (ranks as threads)") {
+  int backends_run = 0;
+  for (const auto& backend : env::c10d_backends()) {
+    CAPTURE(backend.name);
+    const int gpus = static_cast<int>(torch::cuda::device_count());
+    if (!backend.unavailable().empty() || (backend.one_gpu_per_rank && gpus < 1)) continue;
+    const int world = backend.one_gpu_per_rank ? std::min(2, gpus) : 2;
+    env::RendezvousServer server(0, std::chrono::seconds(30));
+    std::vector<std::exception_ptr> errors(static_cast<std::size_t>(world));
+    std::vector<std::vector<double>> seen(static_cast<std::size_t>(world));
+    auto rank_main = [&](int rank) {
+      try {
+        env::RendezvousSpec spec;
+        spec.master_port = server.port();
+        spec.rank = rank;
+        spec.world_size = world;
+        spec.local_rank = rank;
+        spec.timeout = std::chrono::seconds(30);
+        spec.backend = backend.name;
+        spec.device = backend.one_gpu_per_rank ? torch::Device(torch::kCUDA, rank) : torch::Device(torch::kCPU);
+        env::C10dCommunicator comm(spec);
+        auto& out = seen[static_cast<std::size_t>(rank)];
+        std::vector<torch::Tensor> sum{torch::full({3}, rank + 1.0, torch::kFloat32).to(spec.device)};
+        comm.all_reduce_sum(sum, "test sum");
+        out.push_back(sum[0].cpu()[2].item<double>());
+        torch::Tensor value = torch::full({2}, 10.0 * (rank + 1), torch::kFloat32).to(spec.device);
+        comm.broadcast(value, world - 1, "test broadcast");
+        out.push_back(value.cpu()[0].item<double>());
+        const torch::Tensor gathered = comm.all_gather(torch::full({1}, rank + 0.5, torch::kFloat32).to(spec.device), "test gather");
+        out.push_back(gathered[world - 1][0].item<double>());
+        comm.barrier("test barrier");
+      } catch (...) {
+        errors[static_cast<std::size_t>(rank)] = std::current_exception();
+      }
+    };
+    std::vector<std::thread> threads;
+    for (int r = 0; r < world; ++r) threads.emplace_back(rank_main, r);
+    for (auto& t : threads) t.join();
+    for (auto& e : errors)
+      if (e) std::rethrow_exception(e);
+    const double sum = world * (world + 1) / 2.0;
+    for (const auto& s : seen) CHECK(s == std::vector<double>{sum, 10.0 * world, world - 0.5});
+    ++backends_run;
+  }
+  CHECK(backends_run >= 1);  // Gloo runs on every machine the README supports
+}
+
 TEST_CASE("real: the nccl backend where it cannot run, or for a rank on the CPU, is refused with one line before any rendezvous") {
-  const std::string why = env::backend_unavailable_reason(env::CommBackend::Nccl);
+  const std::string why = env::backend_unavailable_reason("nccl");
   if (!c10::impl::hasDeviceGuardImpl(c10::DeviceType::CUDA)) CHECK(why.rfind("this libtorch has no CUDA", 0) == 0);
   env::RendezvousSpec spec;
-  spec.backend = env::CommBackend::Nccl;
+  spec.backend = "nccl";
   spec.master_port = 1;  // nobody listens: the refusal must come first
   spec.timeout = std::chrono::seconds(2);
   try {
@@ -413,7 +461,7 @@ TEST_CASE("real: orchestra launch --backend nccl where it cannot run, and runtim
   testing::TempDir dir;
   const std::string bin = ORCHESTRA_BINARY;
   testing::write_text(dir / "c.yaml", quick_config(1, 256, "[dsgd]"));
-  const std::string why = env::backend_unavailable_reason(env::CommBackend::Nccl);
+  const std::string why = env::backend_unavailable_reason("nccl");
   auto r = testing::run_command(bin + " launch --nproc 2 --backend nccl " + (dir / "c.yaml") + " --quiet");
   CHECK(r.exit_code == 2);
   CHECK(r.output == (why.empty() ? "orchestra launch: --backend nccl reduces CUDA tensors: set runtime.device: cuda (each rank then trains on its own GPU)\n"
@@ -442,7 +490,7 @@ TEST_CASE("real: two ranks training on the GPU, reducing over Gloo, equal the in
   for (const auto& plans : {std::vector<env::RoundPlan>{gradient_plan(24, 40), gradient_plan(32, 32)},
                             std::vector<env::RoundPlan>{average_plan(16, 3), average_plan(8, 2)}}) {
     const State reference = in_process(plans, data);
-    const auto states = ranks(plans, data, 2, env::CommBackend::Gloo, "cuda");
+    const auto states = ranks(plans, data, 2, "gloo", "cuda");
     CHECK(states[0][0].device().is_cuda());
     CHECK(max_difference(states[0], states[1]) == 0.0);
     CHECK(max_difference(states[0], reference) < 1e-4);
@@ -450,7 +498,7 @@ TEST_CASE("real: two ranks training on the GPU, reducing over Gloo, equal the in
 }
 
 TEST_CASE("real: NCCL, one rank per GPU (one rank on a one-GPU machine), equals the in-process simulator on the CPU" *
-          doctest::skip(!torch::cuda::is_available() || !env::backend_unavailable_reason(env::CommBackend::Nccl).empty())) {
+          doctest::skip(!torch::cuda::is_available() || !env::backend_unavailable_reason("nccl").empty())) {
   auto data = std::make_shared<const env::DatasetPair>(env::make_synthetic(small_data(), kSeed));
   const int world = std::min(2, static_cast<int>(torch::cuda::device_count()));
   env::RoundPlan gradient, averaging;
@@ -461,7 +509,7 @@ TEST_CASE("real: NCCL, one rank per GPU (one rank on a one-GPU machine), equals 
   }
   for (const auto& plans : {std::vector<env::RoundPlan>{gradient, gradient}, std::vector<env::RoundPlan>{averaging, averaging}}) {
     const State reference = in_process(plans, data, world);
-    const auto states = ranks(plans, data, world, env::CommBackend::Nccl, "cuda");
+    const auto states = ranks(plans, data, world, "nccl", "cuda");
     CHECK(states[0][0].device().is_cuda());
     for (const auto& s : states) CHECK(max_difference(s, reference) < 1e-4);
   }

@@ -86,7 +86,7 @@ TEST_CASE("CIFAR-10 binary batches are read and truncated ones rejected") {
 
 TEST_CASE("synthetic data is seeded") {
   DataSpec spec;
-  spec.kind = DatasetKind::Synthetic;
+  spec.dataset = "synthetic";
   spec.synthetic_train = 64;
   const auto a = make_synthetic(spec, 3), b = make_synthetic(spec, 3), c = make_synthetic(spec, 4);
   CHECK(torch::equal(a.train.images, b.train.images));

@@ -129,9 +129,9 @@ TEST_CASE("on a GPU: the data set is copied once per data set, indices are sent,
 TEST_CASE("device: cuda trains the replicas as the CPU does (batched and sequential, MLP and CNN, gradient and averaging rounds)" *
           doctest::skip(!torch::cuda::is_available())) {
   const auto data = samples(512, 28);
-  for (const ModelKind kind : {ModelKind::Mlp, ModelKind::Cnn})
+  for (const std::string arch : {"mlp", "cnn"})
     for (const ReplicaMode mode : {ReplicaMode::Batched, ReplicaMode::Sequential}) {
-      CAPTURE(model_name(kind));
+      CAPTURE(arch);
       CAPTURE(mode == ReplicaMode::Batched);
       auto run = [&](const std::string& device) {
         EnvSpec spec;
@@ -144,7 +144,7 @@ TEST_CASE("device: cuda trains the replicas as the CPU does (batched and sequent
         }
         spec.simulation.cluster.server_names = {"s"};
         spec.simulation.global_batch = 96;
-        spec.training.model.kind = kind;
+        spec.training.model.arch = arch;
         spec.training.model.hidden = {32};
         spec.training.replicas = mode;
         spec.training.device = device;

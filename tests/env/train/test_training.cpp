@@ -64,23 +64,23 @@ TEST_CASE("replicas start equal, from the seed") {
 }
 
 TEST_CASE("every model kind runs forward and backward on its input shape") {
-  for (auto kind : {ModelKind::Mlp, ModelKind::Cnn}) {
+  for (const char* arch : {"mlp", "cnn"}) {
     ModelSpec m;
-    m.kind = kind;
+    m.arch = arch;
     auto model = make_model(m, {1, 28, 28}, 10);
     auto out = model->forward(torch::randn({3, 1, 28, 28}));
     CHECK(out.sizes() == std::vector<std::int64_t>{3, 10});
     out.sum().backward();
   }
   ModelSpec r;
-  r.kind = ModelKind::ResNet;
+  r.arch = "resnet";
   auto resnet = make_model(r, {3, 32, 32}, 10);
   CHECK(resnet->forward(torch::randn({2, 3, 32, 32})).sizes() == std::vector<std::int64_t>{2, 10});
 }
 
 TEST_CASE("the environment trains for real: accuracy rises on separable synthetic data") {
   DataSpec data;
-  data.kind = DatasetKind::Synthetic;
+  data.dataset = "synthetic";
   data.synthetic_train = 1024;
   data.synthetic_test = 256;
   data.synthetic_side = 6;

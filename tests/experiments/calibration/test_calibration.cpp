@@ -195,7 +195,7 @@ TEST_CASE("the calibrated config loads as a simulated cluster with the fitted nu
   CHECK(sim.cluster.overhead.fixed_ms == doctest::Approx(c.overhead.overhead.fixed_ms));
   CHECK(sim.network.intra_server.alpha_ms == doctest::Approx(c.network.link.alpha_ms));
   CHECK(sim.policies.size() == 3);
-  CHECK(sim.data.kind == env::DatasetKind::Synthetic);
+  CHECK(sim.data.dataset == "synthetic");
   CHECK(sim.training.model.hidden == std::vector<int>{16});
 }
 

@@ -158,7 +158,7 @@ TEST_CASE("the RL environment's config from an experiment, and an episode on it"
   CHECK(rl.budget.max_epochs == 2);
   CHECK(rl.budget.target_accuracy == 0.5);
   CHECK(rl.controller.max_step_spread == 2);
-  CHECK(rl.data.kind == env::DatasetKind::Synthetic);
+  CHECK(rl.data.dataset == "synthetic");
 
   orchestra::LocalSgdBarrierEnv environment(rl);
   const auto start = environment.reset(1);

@@ -29,10 +29,10 @@ LocalSgdBarrierEnvConfig small_config() {
   c.cluster.server_names = {"s0", "s1"};
   c.cluster.workers = {{"fast", fast, 64, 0.03, 0}, {"slow-0", slow, 64, 0.03, 1}, {"slow-1", slow, 64, 0.03, 1}};
   c.network.message_bytes = 2e5;  // a 2 ms all-reduce over gigabit Ethernet: the same order as a step
-  c.training.model.kind = env::ModelKind::Mlp;
+  c.training.model.arch = "mlp";
   c.training.model.hidden = {32};
   c.training.optimizer = {0.05, 0.9, 0.0};
-  c.data.kind = env::DatasetKind::Synthetic;
+  c.data.dataset = "synthetic";
   c.data.synthetic_train = 480;
   c.data.synthetic_test = 160;
   c.data.synthetic_side = 8;
