@@ -1,3 +1,10 @@
+# Unity builds (scripts/build.sh turns them on; BENCHMARKS.md, "Build time"): a library's sources
+# compiled in batches, each batch one translation unit, so that the libtorch templates its files
+# share are instantiated and optimized once per batch instead of once per file. Off by default:
+# an edit then recompiles its whole batch, which a developer iterating on one file does not want.
+option(ORCHESTRA_UNITY_BUILD "Compile each library's sources in batches of ORCHESTRA_UNITY_BATCH files" OFF)
+set(ORCHESTRA_UNITY_BATCH 8 CACHE STRING "Sources per unity batch")
+
 # Warnings on our own targets only; third-party headers come in as SYSTEM includes.
 function(orchestra_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic)
@@ -18,6 +25,9 @@ function(orchestra_library name)
     file(GLOB ARG_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
   endif()
   add_library(${name} STATIC ${ARG_SOURCES})
+  if(ORCHESTRA_UNITY_BUILD)
+    set_target_properties(${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${ORCHESTRA_UNITY_BATCH})
+  endif()
   set_property(GLOBAL APPEND PROPERTY ORCHESTRA_LIBRARIES ${name})  # the layout test's list of targets
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})
