@@ -2,7 +2,11 @@
 // the A3C agents explore and the a3c: hyperparameters (agents/a3c_options.hpp).
 //
 //   name: a3c_general               results/<name>/ by default
-//   environment: local-sgd          local-sgd (orchestra::LocalSgdBarrierEnv) or toy (tests, smoke)
+//   environment: local-sgd          local-sgd (orchestra::LocalSgdBarrierEnv on real training), surrogate
+//                                   (the same environment on the surrogate of training: env/surrogate/)
+//                                   or toy (tests, smoke)
+//   surrogate: FILE                 surrogate: the file `orchestra surrogate fit` wrote (relative to this
+//                                   file), fitted on the experiments' workload
 //   experiments: [x.yaml, y.yaml]   local-sgd: experiment configs (paths relative to this file);
 //                                   agent k trains on experiments[k mod n] (Orchestra 3.1.3: agents
 //                                   "explore the different environments of different workers")
@@ -41,13 +45,15 @@
 
 namespace experiments {
 
-enum class TrainEnvironment { LocalSgd, Toy };
+enum class TrainEnvironment { LocalSgd, Surrogate, Toy };
 
 struct TrainConfig {
   std::string file;
   std::string name = "a3c_train";
   TrainEnvironment environment = TrainEnvironment::LocalSgd;
   std::vector<std::string> experiments;  // resolved paths
+  std::string surrogate_file;            // environment surrogate: resolved path
+  std::shared_ptr<const env::SurrogateModel> surrogate;  // read and checked against every experiment
   std::optional<orchestra::ClusterDistribution> distribution;
   YAML::Node controller;                 // read against each experiment by make_training_env
   double toy_step_ms = 0;
@@ -67,6 +73,10 @@ struct TrainConfig {
 // Parses and validates (every experiment config is loaded once, so their errors come before any
 // process starts). Throws common::ConfigError "file:line: key: message".
 TrainConfig load_train_config(const std::string& path);
+
+// The barrier environment's config of agent `index` (experiments[index mod n] with the training
+// config's distribution, controller, reward and budget keys); local-sgd only.
+orchestra::LocalSgdBarrierEnvConfig training_env_config(const TrainConfig& config, int index);
 
 // Agent `index`'s own environment.
 std::unique_ptr<orchestra::BarrierEnv> make_training_env(const TrainConfig& config, int index);

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "env/surrogate/surrogate_fixture.hpp"
 #include "orchestra/rl/local_sgd_barrier_env.hpp"
 
 using orchestra::BarrierAction;
@@ -442,4 +443,45 @@ TEST_CASE("RL env: exploring starts place T at T* times a seeded log-uniform fac
 
   config.exploring_start = {2, 1, true};
   CHECK_THROWS_WITH_AS(LocalSgdBarrierEnv{config}, doctest::Contains("exploring_start"), std::invalid_argument);
+}
+
+// The same environment on the surrogate of training (env/surrogate/): no data loaded, episodes
+// ending as on real training, the same seed giving the same episode.
+TEST_CASE("RL env on the surrogate: terminates at the target, truncates at the budget, repeats per seed") {
+  LocalSgdBarrierEnvConfig config = small_config();
+  config.surrogate = std::make_shared<const env::SurrogateModel>(testing::noisy_surrogate());
+  config.controller.interval = orchestra::DecisionInterval::Rounds;
+  config.budget.target_accuracy = 0.8;  // the surrogate's accuracy 0.9 - 0.3 ln L reaches it at L = 1.40
+  LocalSgdBarrierEnv reach(config);
+  CHECK(reach.data() == nullptr);
+  const auto reached = run_episode(reach, 4, [](const std::vector<float>&) { return 0; });
+  CHECK(reached.back().terminated);
+  CHECK_FALSE(reached.back().truncated);
+  CHECK(reached.back().info.accuracy >= 0.8);
+  CHECK(reached.back().info.epoch < config.budget.max_epochs);
+
+  config.budget.target_accuracy = 1.0;
+  LocalSgdBarrierEnv never(config);
+  const auto truncated = run_episode(never, 4, [](const std::vector<float>&) { return 1; });
+  CHECK(truncated.back().truncated);
+  CHECK_FALSE(truncated.back().terminated);
+  CHECK(truncated.back().info.epoch == config.budget.max_epochs);
+
+  const auto again = run_episode(never, 4, [](const std::vector<float>&) { return 1; });
+  REQUIRE(again.size() == truncated.size());
+  for (std::size_t k = 0; k < again.size(); ++k) {
+    CHECK(again[k].observation == truncated[k].observation);
+    CHECK(again[k].info.loss == truncated[k].info.loss);
+  }
+  const auto other = run_episode(never, 5, [](const std::vector<float>&) { return 1; });
+  CHECK(other.back().info.loss != truncated.back().info.loss);
+}
+
+TEST_CASE("RL env on the surrogate: a surrogate of another workload is refused, naming the difference") {
+  LocalSgdBarrierEnvConfig config = small_config();
+  env::SurrogateModel other = testing::plain_surrogate();
+  other.task.global_batch = 64;
+  config.surrogate = std::make_shared<const env::SurrogateModel>(other);
+  CHECK_THROWS_WITH_AS(LocalSgdBarrierEnv{config}, doctest::Contains("surrogate: the surrogate was fitted on global batch 64, this run uses 48"),
+                       std::invalid_argument);
 }
