@@ -115,7 +115,7 @@ std::shared_ptr<const SurrogateModel> read_surrogate(const std::string& path) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number out of range (1e999)
     throw common::DataError(path + ": not a surrogate file (not valid JSON: " + e.what() + ")");
   }
   try {

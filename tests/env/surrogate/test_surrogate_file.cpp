@@ -50,8 +50,9 @@ TEST_CASE("surrogate file: a missing file, a folder, garbage, another format or 
   check_bad(edited([](nlohmann::json& j) { j["noise"]["level"] = "high"; }), "noise.level: expected a number");
   check_bad(edited([](nlohmann::json& j) { j["task"].erase("model"); }), "task.model: missing");
   check_bad(edited([](nlohmann::json& j) { j["noise"]["unrecovered"] = 2; }), "noise.unrecovered: expected a number in [0, 1]");
-  // JSON has no NaN; an overflowing number reads as infinite and is refused as not finite.
+  // JSON has no NaN or infinity; a number too large for a double is refused with the rest.
   std::string infinite = edited([](nlohmann::json& j) { j["curve"]["exponent"] = 12345; });
   infinite.replace(infinite.find("12345"), 5, "1e999");
-  check_bad(infinite, "curve.exponent: not a finite number");
+  check_bad(infinite, "not a surrogate file (not valid JSON: [json.exception.out_of_range.406] number overflow");
+  check_bad(edited([](nlohmann::json& j) { j["curve"]["exponent"] = nullptr; }), "curve.exponent: expected a number");
 }
