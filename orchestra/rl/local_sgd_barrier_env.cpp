@@ -78,6 +78,7 @@ ResetResult LocalSgdBarrierEnv::reset(std::uint64_t seed) {
   spec.simulation.message_bytes = network_.message_bytes;
   spec.training = config_.training;
   spec.training.planned_epochs = config_.budget.max_epochs;  // the cosine schedule spans the episode
+  spec.batching = config_.batching;
   env_ = std::make_unique<env::LocalSgdEnv>(spec, data_, seed, env::input_shape_of(config_.data));
 
   controller_.emplace(config_.controller);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "orchestra/rl/local_sgd_barrier_env.hpp"
+#include "orchestra/rl/vector_barrier_env.hpp"
 
 using orchestra::BarrierAction;
 using orchestra::LocalSgdBarrierEnv;
@@ -442,4 +443,74 @@ TEST_CASE("RL env: exploring starts place T at T* times a seeded log-uniform fac
 
   config.exploring_start = {2, 1, true};
   CHECK_THROWS_WITH_AS(LocalSgdBarrierEnv{config}, doctest::Contains("exploring_start"), std::invalid_argument);
+}
+
+namespace {
+
+// Three episodes' steps under fixed actions, by a vector of environments or by each alone.
+struct Trajectory {
+  std::vector<std::vector<float>> observations;
+  std::vector<double> rewards, clocks;
+};
+
+std::vector<Trajectory> vector_run(const LocalSgdBarrierEnvConfig& config, const std::vector<std::uint64_t>& seeds,
+                                   const std::vector<std::vector<int>>& actions, std::int64_t* merged_rounds = nullptr) {
+  orchestra::VectorBarrierEnv environments(config, static_cast<int>(seeds.size()));
+  std::vector<Trajectory> out(seeds.size());
+  const auto starts = environments.reset(seeds);
+  for (std::size_t k = 0; k < seeds.size(); ++k) out[k].observations.push_back(starts[k].observation);
+  for (const auto& step_actions : actions) {
+    const auto steps = environments.step(step_actions);
+    for (std::size_t k = 0; k < seeds.size(); ++k) {
+      out[k].observations.push_back(steps[k].observation);
+      out[k].rewards.push_back(steps[k].reward);
+      out[k].clocks.push_back(steps[k].info.clock_ms);
+    }
+  }
+  if (merged_rounds) *merged_rounds = environments.batcher().merged_rounds();
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("vectorized environments: three episodes stepped as one follow each episode alone, and repeat exactly") {
+  LocalSgdBarrierEnvConfig config = small_config();
+  config.reward = LocalSgdBarrierEnvConfig::Reward::Time;
+  config.controller.interval = orchestra::DecisionInterval::Rounds;  // several steps per epoch
+  config.controller.interval_rounds = 2;
+  const std::vector<std::uint64_t> seeds{5, 6, 7};
+  const std::vector<std::vector<int>> actions{{0, 1, -1}, {1, 0, 0}, {-1, -1, 1}, {0, 0, 0}};
+  std::int64_t merged = 0;
+  const auto together = vector_run(config, seeds, actions, &merged);
+  const auto again = vector_run(config, seeds, actions);
+  for (std::size_t k = 0; k < seeds.size(); ++k) {
+    CAPTURE(k);
+    LocalSgdBarrierEnv alone(config);
+    const auto start = alone.reset(seeds[k]);
+    CHECK(start.observation == together[k].observations[0]);
+    for (std::size_t t = 0; t < actions.size(); ++t) {
+      CAPTURE(t);
+      const auto step = alone.step(actions[t][k]);
+      // The simulated clock and the time reward do not depend on the gradients: equal exactly.
+      CHECK(step.info.clock_ms == together[k].clocks[t]);
+      CHECK(step.reward == together[k].rewards[t]);
+      // The observation holds losses and accuracies, trained merged: within float reassociation.
+      for (std::size_t i = 0; i < step.observation.size(); ++i)
+        CHECK(together[k].observations[t + 1][i] == doctest::Approx(step.observation[i]).epsilon(1e-3));
+    }
+    // The same seeds and actions twice: the same observations, bit for bit, whatever the threads did.
+    CHECK(together[k].observations == again[k].observations);
+  }
+  CHECK(merged > 0);  // the rounds ran merged, several episodes at a time
+}
+
+TEST_CASE("vectorized environments: one environment's bad action fails the step with its error, without holding up the others") {
+  orchestra::VectorBarrierEnv environments(small_config(), 3);
+  environments.reset({1, 2, 3});
+  CHECK_THROWS_WITH_AS(environments.step({0, 7, 0}), doctest::Contains("action must be -1, 0 or +1"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(environments.step({0, 0}), doctest::Contains("one action per environment (3), got 2"), std::invalid_argument);
+  CHECK_THROWS_AS(orchestra::VectorBarrierEnv(small_config(), 0), std::invalid_argument);
+  // The other two stepped; the vector goes on.
+  CHECK(environments.env(0).controller().barrier_ms() > 0);
+  CHECK_NOTHROW(environments.step({0, 0, 0}));
 }
