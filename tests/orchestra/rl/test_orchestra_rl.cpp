@@ -483,6 +483,7 @@ TEST_CASE("vectorized environments: three episodes stepped as one follow each ep
   std::int64_t merged = 0;
   const auto together = vector_run(config, seeds, actions, &merged);
   const auto again = vector_run(config, seeds, actions);
+  std::int64_t rounds_alone = 0;  // every episode's rounds, each a round of local steps under LCM's plans
   for (std::size_t k = 0; k < seeds.size(); ++k) {
     CAPTURE(k);
     LocalSgdBarrierEnv alone(config);
@@ -491,6 +492,7 @@ TEST_CASE("vectorized environments: three episodes stepped as one follow each ep
     for (std::size_t t = 0; t < actions.size(); ++t) {
       CAPTURE(t);
       const auto step = alone.step(actions[t][k]);
+      if (t + 1 == actions.size()) rounds_alone += step.info.rounds;
       // The simulated clock and the time reward do not depend on the gradients: equal exactly.
       CHECK(step.info.clock_ms == together[k].clocks[t]);
       CHECK(step.reward == together[k].rewards[t]);
@@ -501,7 +503,9 @@ TEST_CASE("vectorized environments: three episodes stepped as one follow each ep
     // The same seeds and actions twice: the same observations, bit for bit, whatever the threads did.
     CHECK(together[k].observations == again[k].observations);
   }
-  CHECK(merged > 0);  // the rounds ran merged, several episodes at a time
+  // The rounds ran merged: fewer merged computations than the episodes' rounds, several at a time.
+  CHECK(merged > 0);
+  CHECK(merged < rounds_alone);
 }
 
 TEST_CASE("vectorized environments: one environment's bad action fails the step with its error, without holding up the others") {
