@@ -11,7 +11,7 @@
 //  3. the A3C environment's steps per second (the environment configs/a3c_train.yaml trains on:
 //     configs/a3c_env_small.yaml, 4 workers, MLP 784-64-10, T moved in 150 ms units, the time
 //     reward; one step is one epoch, resets included): one episode at a time, and K episodes as one
-//     vectorized environment (orchestra/rl/vector_barrier_env.hpp: their local-SGD rounds merged
+//     vectorized environment (orchestra/rl/batched_barrier_envs.hpp: their local-SGD rounds merged
 //     into one stacked computation), on the CPU and the GPU; ratios against one episode on the CPU.
 // Each case runs one warm-up round (cuBLAS/cuDNN handles, the caching allocator, the data copy)
 // and then at least --seconds of rounds, and no fewer than 2.
@@ -40,7 +40,7 @@
 #include "experiments/config/config.hpp"
 #include "experiments/registry/orchestra_options.hpp"
 #include "orchestra/rl/local_sgd_barrier_env.hpp"
-#include "orchestra/rl/vector_barrier_env.hpp"
+#include "orchestra/rl/batched_barrier_envs.hpp"
 
 namespace {
 
@@ -111,7 +111,7 @@ orchestra::LocalSgdBarrierEnvConfig a3c_env_config(const std::string& experiment
 }
 
 // Environment steps per second of `episodes` episodes at once (one: a plain LocalSgdBarrierEnv;
-// more: a VectorBarrierEnv) of "keep T", an episode that ends reset with the next seed.
+// more: a BatchedBarrierEnvs) of "keep T", an episode that ends reset with the next seed.
 Rate a3c_env_rate(const orchestra::LocalSgdBarrierEnvConfig& config, const std::shared_ptr<const env::DatasetPair>& data, int episodes,
                   torch::Device device, double least_seconds) {
   std::uint64_t seed = 1;
@@ -129,7 +129,7 @@ Rate a3c_env_rate(const orchestra::LocalSgdBarrierEnvConfig& config, const std::
     env::synchronize(device);
     rate.seconds = seconds_since(start);
   } else {
-    orchestra::VectorBarrierEnv environments(config, episodes, data);
+    orchestra::BatchedBarrierEnvs environments(config, episodes, data);
     for (int k = 0; k < episodes; ++k) environments.reset(k, seed++);
     const std::vector<int> keep(static_cast<std::size_t>(episodes), static_cast<int>(orchestra::BarrierAction::Keep));
     environments.step(keep);  // warm-up

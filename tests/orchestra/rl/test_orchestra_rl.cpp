@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "orchestra/rl/local_sgd_barrier_env.hpp"
-#include "orchestra/rl/vector_barrier_env.hpp"
+#include "orchestra/rl/batched_barrier_envs.hpp"
 
 using orchestra::BarrierAction;
 using orchestra::LocalSgdBarrierEnv;
@@ -455,7 +455,7 @@ struct Trajectory {
 
 std::vector<Trajectory> vector_run(const LocalSgdBarrierEnvConfig& config, const std::vector<std::uint64_t>& seeds,
                                    const std::vector<std::vector<int>>& actions, std::int64_t* merged_rounds = nullptr) {
-  orchestra::VectorBarrierEnv environments(config, static_cast<int>(seeds.size()));
+  orchestra::BatchedBarrierEnvs environments(config, static_cast<int>(seeds.size()));
   std::vector<Trajectory> out(seeds.size());
   const auto starts = environments.reset(seeds);
   for (std::size_t k = 0; k < seeds.size(); ++k) out[k].observations.push_back(starts[k].observation);
@@ -509,11 +509,11 @@ TEST_CASE("vectorized environments: three episodes stepped as one follow each ep
 }
 
 TEST_CASE("vectorized environments: one environment's bad action fails the step with its error, without holding up the others") {
-  orchestra::VectorBarrierEnv environments(small_config(), 3);
+  orchestra::BatchedBarrierEnvs environments(small_config(), 3);
   environments.reset({1, 2, 3});
   CHECK_THROWS_WITH_AS(environments.step({0, 7, 0}), doctest::Contains("action must be -1, 0 or +1"), std::invalid_argument);
   CHECK_THROWS_WITH_AS(environments.step({0, 0}), doctest::Contains("one action per environment (3), got 2"), std::invalid_argument);
-  CHECK_THROWS_AS(orchestra::VectorBarrierEnv(small_config(), 0), std::invalid_argument);
+  CHECK_THROWS_AS(orchestra::BatchedBarrierEnvs(small_config(), 0), std::invalid_argument);
   // The other two stepped; the vector goes on.
   CHECK(environments.env(0).controller().barrier_ms() > 0);
   CHECK_NOTHROW(environments.step({0, 0, 0}));

@@ -1,4 +1,4 @@
-#include "orchestra/rl/vector_barrier_env.hpp"
+#include "orchestra/rl/batched_barrier_envs.hpp"
 
 #include <exception>
 #include <stdexcept>
@@ -7,7 +7,7 @@
 
 namespace orchestra {
 
-VectorBarrierEnv::VectorBarrierEnv(LocalSgdBarrierEnvConfig config, int count, std::shared_ptr<const env::DatasetPair> data)
+BatchedBarrierEnvs::BatchedBarrierEnvs(LocalSgdBarrierEnvConfig config, int count, std::shared_ptr<const env::DatasetPair> data)
     : batcher_(std::make_shared<env::StepBatcher>()) {
   if (count < 1) throw std::invalid_argument("orchestra RL environment: a vector of environments needs at least one, got " + std::to_string(count));
   for (int k = 0; k < count; ++k) {
@@ -18,12 +18,12 @@ VectorBarrierEnv::VectorBarrierEnv(LocalSgdBarrierEnvConfig config, int count, s
   }
 }
 
-ResetResult VectorBarrierEnv::reset(int k, std::uint64_t seed) {
+ResetResult BatchedBarrierEnvs::reset(int k, std::uint64_t seed) {
   if (k < 0 || k >= size()) throw std::out_of_range("orchestra RL environment: no environment " + std::to_string(k) + " of " + std::to_string(size()));
   return envs_[static_cast<std::size_t>(k)]->reset(seed);
 }
 
-std::vector<ResetResult> VectorBarrierEnv::reset(const std::vector<std::uint64_t>& seeds) {
+std::vector<ResetResult> BatchedBarrierEnvs::reset(const std::vector<std::uint64_t>& seeds) {
   if (static_cast<int>(seeds.size()) != size())
     throw std::invalid_argument("orchestra RL environment: reset(): one seed per environment (" + std::to_string(size()) + "), got " +
                                 std::to_string(seeds.size()));
@@ -32,7 +32,7 @@ std::vector<ResetResult> VectorBarrierEnv::reset(const std::vector<std::uint64_t
   return out;
 }
 
-std::vector<StepResult> VectorBarrierEnv::step(const std::vector<int>& actions) {
+std::vector<StepResult> BatchedBarrierEnvs::step(const std::vector<int>& actions) {
   if (static_cast<int>(actions.size()) != size())
     throw std::invalid_argument("orchestra RL environment: step(): one action per environment (" + std::to_string(size()) + "), got " +
                                 std::to_string(actions.size()));

@@ -1,8 +1,11 @@
-// K barrier-tuning environments stepped as one (vectorized environments, as EnvPool and Gymnasium's
-// vector API do): one GPU idles on one small environment, so the K episodes' local-SGD rounds run
-// merged into one stacked computation (env/train/step_batcher.hpp), each episode in its own thread
-// for the rest (its clock, controller, averaging, evaluation). On the CPU it works the same and
-// gives the same results up to floating-point reassociation; its purpose is the GPU.
+// K barrier-tuning environments whose training runs as one (vectorized environments, as EnvPool and
+// Gymnasium's vector API do): one GPU idles on one small environment, so the K episodes'
+// local-SGD rounds run merged into one stacked computation (env/train/step_batcher.hpp), each
+// episode in its own thread for the rest (its clock, controller, averaging, evaluation). On the
+// CPU it works the same and gives the same results up to floating-point reassociation; its
+// purpose is the GPU. It is the real environment's batched step: a vector-environment interface
+// with auto-reset and per-env seed streams (as a learner wants it) wraps it by resetting the
+// environments whose episode ended after each step().
 //
 // The K environments share one data set (loaded once) and one model; each has its own episode,
 // seed, cluster (drawn per episode from a distribution, as LocalSgdBarrierEnv does) and budget.
@@ -19,11 +22,11 @@
 
 namespace orchestra {
 
-class VectorBarrierEnv {
+class BatchedBarrierEnvs {
  public:
   // `count` environments of `config` (config.batching is replaced by this vector's own batcher);
   // `data` as LocalSgdBarrierEnv takes it (loaded once here when null).
-  VectorBarrierEnv(LocalSgdBarrierEnvConfig config, int count, std::shared_ptr<const env::DatasetPair> data = nullptr);
+  BatchedBarrierEnvs(LocalSgdBarrierEnvConfig config, int count, std::shared_ptr<const env::DatasetPair> data = nullptr);
 
   int size() const { return static_cast<int>(envs_.size()); }
   // Environment k's new episode, on the calling thread (model initialization draws from libtorch's
