@@ -34,7 +34,8 @@
 # The summary ends the output; BUILD_DIR/gpu_check/summary.json has it for scripts. Exit 0 when no
 # step failed.
 # Environment: PYTHON (python3), ACCURACY_TOLERANCE (0.01), TORCH_MODE (auto | config | root),
-# BUDGET_S (540), STEPS (a comma list of the steps above to run; default all), JOBS (nproc).
+# BUDGET_S (540), STEPS (a comma list of the steps above to run; default all), JOBS (nproc),
+# LIMIT_SCALE (1: each step's own limit is multiplied by it, for a slower machine).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
@@ -62,6 +63,7 @@ TORCH_MODE="${TORCH_MODE:-auto}"
 BUDGET_S="${BUDGET_S:-540}"
 STEPS="${STEPS:-configure,build,cuda-suite,accuracy,determinism,nccl-launch,gloo-launch,bench,suite}"
 JOBS="${JOBS:-$(nproc)}"
+LIMIT_SCALE="${LIMIT_SCALE:-1}"
 LOGS="$BUILD/gpu_check"
 mkdir -p "$LOGS"
 LOGS="$(realpath "$LOGS")"
@@ -107,6 +109,7 @@ wanted() { [[ ",$STEPS," == *",$1,"* ]]; }
 step() {
   local name="$1" limit="$2" fn="$3"
   if ! wanted "$name"; then return 0; fi
+  limit=$((limit * LIMIT_SCALE))
   local left=$((BUDGET_S - (SECONDS - START)))
   if [ "$left" -lt 15 ]; then record "$name" SKIP 0 "out of time (budget ${BUDGET_S} s; rerun with STEPS=$name)"; return 0; fi
   [ "$limit" -gt "$left" ] && limit=$left
@@ -234,7 +237,7 @@ run_ctest() {  # run_ctest ARGS...: ctest in BUILD; ends with the counts, the sk
   (cd "$BUILD" && ctest --output-on-failure --parallel "$JOBS" --timeout "$STEP_LIMIT" "$@") | tee "$LOGS/ctest-output.txt"
   local status=${PIPESTATUS[0]}
   echo "-- skipped tests, by reason (each prints it: orchestra-test-skipped):"
-  grep -h "orchestra-test-skipped:" "$BUILD/Testing/Temporary/LastTest.log" 2> /dev/null | sed 's/.*orchestra-test-skipped: //' | sort | uniq -c
+  grep -h "orchestra-test-skipped: " "$BUILD/Testing/Temporary/LastTest.log" 2> /dev/null | sed 's/.*orchestra-test-skipped: //' | sort | uniq -c
   local total failed skipped
   total="$(grep -oE 'tests failed out of [0-9]+' "$LOGS/ctest-output.txt" | grep -oE '[0-9]+$' | tail -1)"
   failed="$(grep -oE '[0-9]+ tests failed out of' "$LOGS/ctest-output.txt" | grep -oE '^[0-9]+' | tail -1)"
@@ -328,13 +331,14 @@ do_determinism() {
     "$ORCHESTRA" run "$SIM/$model-cuda.yaml" --out "$SIM/$model-cuda2" --quiet || return 1
     same_files "$SIM/$model-cuda" "$SIM/$model-cuda2" || return 1
     echo "-- $model, strict deterministic mode"
+    # Strict mode fails on any op without a deterministic kernel; it may pick other kernels than the
+    # default, so its files are not compared with the run above.
     ORCHESTRA_CUDA_STRICT_DETERMINISM=1 "$ORCHESTRA" run "$SIM/$model-cuda.yaml" --out "$SIM/$model-strict" --quiet || return 1
-    same_files "$SIM/$model-cuda" "$SIM/$model-strict" || return 1
   done
   # The ResNet (batch norm, sequential replicas) once, in strict mode: its ops have deterministic kernels.
   sim_config resnet cuda | sed 's/train_limit: 20000/train_limit: 4096/; s/epochs: 3/epochs: 1/' > "$SIM/resnet-cuda.yaml"
   ORCHESTRA_CUDA_STRICT_DETERMINISM=1 "$ORCHESTRA" run "$SIM/resnet-cuda.yaml" --out "$SIM/resnet-strict" --quiet || return 1
-  echo "mlp and cnn on cuda: twice the same files, and the same again in strict deterministic mode; resnet ran in strict mode"
+  echo "mlp and cnn on cuda: twice the same files; mlp, cnn and resnet ran in strict deterministic mode"
 }
 
 # --- real runs ----------------------------------------------------------------------------------
@@ -392,7 +396,7 @@ step configure 180 do_configure
 if wanted build || wanted configure; then [ -f "$BUILD/build.ninja" ] || { record build SKIP 0 "not configured"; finish; }; fi
 step build 300 do_build
 [ -x "$ORCHESTRA" ] || { record tests SKIP 0 "no $ORCHESTRA: the build failed or was not run"; finish; }
-step cuda-suite 150 do_cuda_suite
+step cuda-suite 200 do_cuda_suite
 step accuracy 150 do_accuracy
 step determinism 100 do_determinism
 step nccl-launch 60 do_nccl_launch
