@@ -135,7 +135,7 @@ TEST_CASE("one agent, one seed, trained twice: the same parameters") {
 
 TEST_CASE("PPO over the same server: deterministic for one agent, and it learns the toy barrier") {
   auto a3c = small_options(0);
-  a3c.algorithm = agents::Algorithm::Ppo;
+  a3c.algorithm = "ppo";
   a3c.ppo_rollout_steps = 32;
   a3c.ppo_epochs = 2;
   a3c.ppo_minibatch = 16;
