@@ -105,6 +105,7 @@ struct LoopResult {
   double episodes_per_core_minute() const { return static_cast<double>(episodes) / (cpu_s / 60.0); }
   double steps_per_s() const { return static_cast<double>(env_steps) / wall_s; }
   double episodes_per_s() const { return static_cast<double>(episodes) / wall_s; }
+  double cpu_us_per_step() const { return cpu_s * 1e6 / static_cast<double>(env_steps); }
 };
 
 using EnvFactory = std::function<std::vector<std::unique_ptr<orchestra::BarrierEnv>>(int agent, int envs_per_agent)>;
@@ -171,14 +172,15 @@ void print_table(const std::vector<Variant>& variants, const std::map<std::strin
     return median(xs);
   };
   const double reference = med(variants.front().label, [](const LoopResult& r) { return r.episodes_per_core_minute(); });
-  std::cout << "| trainer | episodes | updates | CPU s | wall s | episodes per core-minute | x today | env steps/s (wall) | episodes/s (wall) |\n"
-            << "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  std::cout << "| trainer | episodes | updates | CPU s | wall s | episodes per core-minute | x today | CPU us per env step | env steps/s (wall) | episodes/s (wall) |\n"
+            << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const Variant& v : variants) {
     const double epcm = med(v.label, [](const LoopResult& r) { return r.episodes_per_core_minute(); });
     std::cout << "| " << v.label << " | " << med(v.label, [](const LoopResult& r) { return double(r.episodes); }) << " | "
               << med(v.label, [](const LoopResult& r) { return double(r.updates); }) << " | "
               << med(v.label, [](const LoopResult& r) { return r.cpu_s; }) << " | " << med(v.label, [](const LoopResult& r) { return r.wall_s; })
-              << " | " << epcm << " | " << epcm / reference << "x | " << med(v.label, [](const LoopResult& r) { return r.steps_per_s(); })
+              << " | " << epcm << " | " << epcm / reference << "x | " << med(v.label, [](const LoopResult& r) { return r.cpu_us_per_step(); })
+              << " | " << med(v.label, [](const LoopResult& r) { return r.steps_per_s(); })
               << " | " << med(v.label, [](const LoopResult& r) { return r.episodes_per_s(); }) << " |\n";
   }
   std::cout << "\n";
@@ -196,7 +198,7 @@ std::vector<int> parse_list(const std::string& text) {
 int main(int argc, char** argv) {
   int repeat = 3, agents_count = 2, real_envs = 4;
   std::vector<int> envs = {16, 64, 256};
-  std::int64_t toy_episodes = 20000, real_episodes = 8;
+  std::int64_t toy_episodes = 20000, real_episodes = 12;
   bool skip_real = false, skip_forward = false, skip_today = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
