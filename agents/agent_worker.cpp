@@ -84,7 +84,7 @@ void AgentWorker::say(const std::string& line) const {
 namespace {
 
 // The learner's transport: a push is one Gradient message and the server's answer; a report is
-// one Episode message for all the episodes given.
+// one Episode message for all the episodes given (or several, for a small network).
 class ServerLink final : public LearnerLink {
  public:
   ServerLink(zmq::socket_t& socket, ActorCritic& net, AgentResult& result, std::uint64_t& version, double timeout_s)
@@ -111,8 +111,14 @@ class ServerLink final : public LearnerLink {
   }
 
   void report(const std::vector<EpisodeStats>& finished) override {
-    if (finished.empty()) return;
-    send(socket_, Message{MessageType::Episode, result_.agent_id, version_, 0, episode_values(finished)});
+    // The server takes messages of at most as many values as the network has parameters: a small
+    // network with many environments sends its episodes in several messages.
+    const std::size_t per_message = std::max<std::size_t>(1, count_ / kEpisodeValues);
+    for (std::size_t first = 0; first < finished.size(); first += per_message) {
+      const std::vector<EpisodeStats> chunk(finished.begin() + static_cast<std::ptrdiff_t>(first),
+                                            finished.begin() + static_cast<std::ptrdiff_t>(std::min(finished.size(), first + per_message)));
+      send(socket_, Message{MessageType::Episode, result_.agent_id, version_, 0, episode_values(chunk)});
+    }
     result_.episodes += static_cast<std::int64_t>(finished.size());
   }
 

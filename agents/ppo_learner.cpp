@@ -82,7 +82,7 @@ class VectorPpo final : public Learner {
         targets.advantages.insert(targets.advantages.end(), t.advantages.begin(), t.advantages.end());
         finished.insert(finished.end(), r.finished.begin(), r.finished.end());
       }
-      all.next_observation = rollouts.front().next_observation;
+      all.next_observation = rollouts.front().next_observation;  // ppo_gradient reads only its width
       link.report(finished);
       normalize_advantages(targets.advantages);  // over every sample, as ppo_targets over one rollout
       if (!minibatch_passes(net, all, targets, options_, rng_, link)) return;

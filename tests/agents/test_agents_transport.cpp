@@ -215,6 +215,17 @@ TEST_CASE("K environments per agent over the server: deterministic for one agent
   CHECK(after < 13.0);  // the optimum averages 11.35 (see the PPO case)
 }
 
+TEST_CASE("more episodes end at once than one message of a small network holds: every one is counted") {
+  auto a3c = small_options(6);
+  a3c.hidden = {2};  // 8 x 2 + 2 + 2 x 3 + 3 + 2 + 1 = 30 parameters: 6 episodes per message
+  a3c.envs_per_agent = 40;
+  a3c.n_steps = 1000;
+  const Run r = train(server_options(a3c, "inproc://many-episodes"), 1);
+  CHECK(r.server.outcome == agents::ServeOutcome::Finished);
+  CHECK(r.server.episodes == 6 * 40);
+  CHECK(r.server.drops.total() == 0);
+}
+
 TEST_CASE("two agents train together without waiting for each other") {
   const Run r = train(server_options(small_options(60), "tcp://127.0.0.1:*"), 2);
   CHECK(r.server.outcome == agents::ServeOutcome::Finished);
