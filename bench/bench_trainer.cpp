@@ -9,14 +9,16 @@
 //   2. the toy environment with a per-step cost of 0 (agents/toy_barrier_env.hpp): the trainer's
 //      own ceiling, what a microseconds-per-round environment leaves the trainer to pay;
 //   3. the real local-sgd environment (configs/a3c_general.yaml: libtorch training on a drawn
-//      cluster every episode), where real training dominates.
+//      cluster every episode), where real training dominates;
+//   4. what an update of K episodes learns: the greedy toy policy after the same number of
+//      episodes, today's trainer against K environments per agent (printed before 3, which is long).
 // Variants run interleaved, `--repeat` times, and each figure is the median; ratios are of medians
 // measured in the same run. The recipe is the shipped one (hidden [64, 64], whole-episode returns:
 // n_steps 1000, gamma 1), so today's trainer pushes one gradient per episode and the vectorized
 // one a gradient of K episodes.
 //
 // usage: bench_trainer [--repeat N] [--agents A] [--envs K,K,...] [--toy-episodes E] [--real-episodes E]
-//                      [--real-envs K] [--skip-real] [--skip-forward] [--skip-today]
+//                      [--real-envs K] [--skip-real] [--skip-forward] [--skip-today] [--learn-episodes E]
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -31,6 +33,7 @@
 #include "agents/acting_network.hpp"
 #include "agents/agent_worker.hpp"
 #include "agents/parameter_server.hpp"
+#include "agents/policy_file.hpp"
 #include "agents/toy_barrier_env.hpp"
 #include "env/train/compute_threads.hpp"
 #include "experiments/runner/train_config.hpp"
@@ -102,6 +105,7 @@ struct LoopResult {
   std::int64_t updates = 0;
   double cpu_s = 0;
   double wall_s = 0;
+  std::vector<float> parameters;  // the server's network at the end
   double episodes_per_core_minute() const { return static_cast<double>(episodes) / (cpu_s / 60.0); }
   double steps_per_s() const { return static_cast<double>(env_steps) / wall_s; }
   double episodes_per_s() const { return static_cast<double>(episodes) / wall_s; }
@@ -143,6 +147,7 @@ LoopResult training_loop(const agents::A3cOptions& base, int observation_size, i
   r.cpu_s = cpu_seconds() - cpu_start;
   r.episodes = served.episodes;
   r.updates = served.updates;
+  r.parameters = agents::flat_parameters(server.network());
   return r;
 }
 
@@ -186,6 +191,23 @@ void print_table(const std::vector<Variant>& variants, const std::map<std::strin
   std::cout << "\n";
 }
 
+// The greedy policy's mean time to the toy environment's target over 20 fixed episodes (the
+// optimum walks straight to the best level: 11.35 on average).
+double greedy_toy_time(const std::vector<float>& parameters, const std::vector<int>& hidden) {
+  agents::A3cPolicy policy(agents::ActorCritic(agents::ActorCriticSpec{agents::ToyBarrierEnv::kObservationSize, hidden}));
+  agents::set_flat_parameters(policy.network(), parameters);
+  double total = 0;
+  for (std::uint64_t seed = 1000; seed < 1020; ++seed) {
+    agents::ToyBarrierEnv env;
+    std::vector<float> obs = env.reset(seed).observation;
+    orchestra::StepResult step;
+    do step = env.step(policy.predict(obs));
+    while ((obs = step.observation, !step.terminated && !step.truncated));
+    total += step.info.clock_ms;
+  }
+  return total / 20;
+}
+
 std::vector<int> parse_list(const std::string& text) {
   std::vector<int> out;
   std::stringstream in(text);
@@ -198,7 +220,7 @@ std::vector<int> parse_list(const std::string& text) {
 int main(int argc, char** argv) {
   int repeat = 3, agents_count = 2, real_envs = 4;
   std::vector<int> envs = {16, 64, 256};
-  std::int64_t toy_episodes = 20000, real_episodes = 12;
+  std::int64_t toy_episodes = 20000, real_episodes = 12, learn_episodes = 4000;
   bool skip_real = false, skip_forward = false, skip_today = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -211,6 +233,7 @@ int main(int argc, char** argv) {
     else if (a == "--envs") envs = parse_list(next());
     else if (a == "--toy-episodes") toy_episodes = std::stoll(next());
     else if (a == "--real-episodes") real_episodes = std::stoll(next());
+    else if (a == "--learn-episodes") learn_episodes = std::stoll(next());  // 0: skip part 4
     else if (a == "--real-envs") real_envs = std::stoi(next());
     else if (a == "--skip-real") skip_real = true;
     else if (a == "--skip-forward") skip_forward = true;
@@ -249,6 +272,27 @@ int main(int argc, char** argv) {
   for (int k : envs) toy_variants.push_back({std::to_string(k) + " envs per agent", k, toy_episodes});
   std::cout << "## 2. Toy environment, step cost 0: the trainer alone (" << agents_count << " agents)\n\n";
   print_table(toy_variants, run_variants(toy_variants, repeat, a3c, agents::ToyBarrierEnv::kObservationSize, agents_count, toy));
+
+  if (learn_episodes > 0) {
+    // Throughput is half the story: an update of K environments is one optimizer step for K
+    // episodes. One agent (deterministic), the same episodes budget, the recipe's learning rate
+    // and ten times it.
+    std::cout << "## 4. Learning per episode on the toy environment (1 agent, " << learn_episodes
+              << " episodes; greedy time to target, untrained network then trained; optimum 11.35)\n\n"
+              << "| trainer | learning rate | updates | greedy time to target |\n|---|---:|---:|---:|\n";
+    torch::manual_seed(a3c.seed);  // the server's initial network (parameter_server.cpp)
+    agents::ActorCritic untrained(agents::ActorCriticSpec{agents::ToyBarrierEnv::kObservationSize, a3c.hidden});
+    std::cout << std::setprecision(2) << "| untrained | - | 0 | " << greedy_toy_time(agents::flat_parameters(untrained), a3c.hidden) << " |\n";
+    for (double lr : {a3c.learning_rate, 10 * a3c.learning_rate})
+      for (int k : std::vector<int>{1, 16, 64}) {
+        agents::A3cOptions o = a3c;
+        o.learning_rate = lr;
+        const LoopResult r = training_loop(o, agents::ToyBarrierEnv::kObservationSize, 1, k, learn_episodes, toy);
+        std::cout << "| " << (k == 1 ? std::string("today (1 env)") : std::to_string(k) + " envs") << " | " << std::setprecision(4) << lr
+                  << " | " << r.updates << " | " << std::setprecision(2) << greedy_toy_time(r.parameters, a3c.hidden) << " |\n";
+      }
+    std::cout << std::setprecision(1) << "\n";
+  }
 
   if (!skip_real) {
     experiments::TrainConfig config = general;

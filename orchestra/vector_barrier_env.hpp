@@ -5,8 +5,8 @@
 // Auto-reset (Gymnasium's "same-step" mode, as Stable-Baselines3's VecEnv): when env j's episode
 // ends at a step (terminated or truncated), that step's result still reports the episode's reward,
 // flags and info, its last observation goes to final_observations row j, and the env is reset at
-// once: observations row j is already the next episode's first observation. No step is spent on
-// the reset, and no env waits for the others.
+// once: observations row j is already the next episode's first observation (the info of that
+// reset is not reported). No step is spent on the reset, and no env waits for the others.
 //
 // Seeding, and what it guarantees: reset(seeds) gives env j its own episode stream seeds[j]; env
 // j's e-th episode (e = 0, 1, ... counted by the env itself, auto-resets included) starts with
