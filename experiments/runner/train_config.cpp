@@ -81,7 +81,7 @@ TrainConfig load_train_config(const std::string& path) {
   c.a3c = agents::read_a3c_options(top.raw("a3c"), path, "a3c");
   top.reject_unknown_keys();
   c.training_info = {{"config", c.name},
-                     {"algorithm", c.a3c.algorithm == agents::Algorithm::Ppo ? "ppo" : "a3c"},
+                     {"algorithm", c.a3c.algorithm},
                      {"environment", c.environment == TrainEnvironment::Toy ? "toy" : (c.distribution ? "cluster distribution" : "fixed clusters")},
                      {"reward", std::find_if(rewards.begin(), rewards.end(), [&](const auto& r) { return r.second == c.reward; })->first},
                      {"reward_record", c.reward_record == orchestra::RecordScope::History ? "history" : "episode"}};
@@ -91,6 +91,7 @@ TrainConfig load_train_config(const std::string& path) {
     c.training_info["exploring_start"] = range.str();
   }
   if (c.a3c.lr_decay == agents::LearningRateDecay::Linear) c.training_info["lr_decay"] = "linear";
+  if (c.a3c.envs_per_agent > 1) c.training_info["envs_per_agent"] = std::to_string(c.a3c.envs_per_agent);
   if (c.move_cost_rounds > 0) {
     std::ostringstream cost;
     cost << c.move_cost_rounds;
@@ -117,10 +118,17 @@ TrainConfig load_train_config(const std::string& path) {
   return c;
 }
 
-std::unique_ptr<orchestra::BarrierEnv> make_training_env(const TrainConfig& config, int index) {
+std::unique_ptr<orchestra::BarrierEnv> make_training_env(const TrainConfig& config, std::int64_t index) {
   if (config.environment == TrainEnvironment::Toy) return std::make_unique<agents::ToyBarrierEnv>(config.toy_step_ms);
   const std::string& experiment = config.experiments[static_cast<std::size_t>(index) % config.experiments.size()];
   return std::make_unique<orchestra::LocalSgdBarrierEnv>(env_config(config, experiment));
+}
+
+std::vector<std::unique_ptr<orchestra::BarrierEnv>> make_agent_envs(const TrainConfig& config, int agent) {
+  const int k = config.a3c.envs_per_agent;
+  std::vector<std::unique_ptr<orchestra::BarrierEnv>> envs;
+  for (int j = 0; j < k; ++j) envs.push_back(make_training_env(config, static_cast<std::int64_t>(agent) * k + j));
+  return envs;
 }
 
 }  // namespace experiments

@@ -5,7 +5,8 @@
 //   environment: local-sgd          local-sgd (orchestra::LocalSgdBarrierEnv) or toy (tests, smoke)
 //   experiments: [x.yaml, y.yaml]   local-sgd: experiment configs (paths relative to this file);
 //                                   agent k trains on experiments[k mod n] (Orchestra 3.1.3: agents
-//                                   "explore the different environments of different workers")
+//                                   "explore the different environments of different workers");
+//                                   with a3c.envs_per_agent K, its environment j on experiments[(k K + j) mod n]
 //   clusters: {...}                 optional: a distribution of clusters (cluster_distribution_config.hpp);
 //                                   every episode then draws its cluster and network from it, and the
 //                                   experiments give only the workload (data, model, training, budget)
@@ -25,6 +26,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -68,7 +70,12 @@ struct TrainConfig {
 // process starts). Throws common::ConfigError "file:line: key: message".
 TrainConfig load_train_config(const std::string& path);
 
-// Agent `index`'s own environment.
-std::unique_ptr<orchestra::BarrierEnv> make_training_env(const TrainConfig& config, int index);
+// Environment number `index` of the training: experiments[index mod n] for local-sgd.
+std::unique_ptr<orchestra::BarrierEnv> make_training_env(const TrainConfig& config, std::int64_t index);
+
+// Agent `agent`'s own a3c.envs_per_agent = K environments: numbers agent K .. agent K + K - 1, so
+// that with K = 1 agent k trains on experiments[k mod n] as before, and with K > 1 the
+// experiments are spread over every agent's environments.
+std::vector<std::unique_ptr<orchestra::BarrierEnv>> make_agent_envs(const TrainConfig& config, int agent);
 
 }  // namespace experiments

@@ -135,7 +135,9 @@ TEST_CASE("plots: the A3C training curve from train.csv") {
                       "10,4,-0.5,,0,0\n20,8,0.25,280000,0.5,1\n30,12,0.5,250000,1,1\n");
   const Figure f = training_figure(common::read_csv(tmp / "train.csv"), "a3c_training");
   CHECK(f.series == std::vector<std::string>{"mean_reward", "mean_time_to_target_ms", "reached_share"});  // not the counters
-  CHECK(f.script.find("$train << EOD\n10 -0.5 NaN 0\n20 0.25 280000 0.5\n30 0.5 250000 1\nEOD\n") != std::string::npos);
+  // Against episodes (not updates: an update of an agent with K environments is K rollouts).
+  CHECK(f.script.find("$train << EOD\n4 -0.5 NaN 0\n8 0.25 280000 0.5\n12 0.5 250000 1\nEOD\n") != std::string::npos);
+  CHECK(f.script.find("set xlabel 'episodes'") != std::string::npos);
   const Rendered r = render_both(f, tmp / "plots");
   check_png(r.png);
   check_svg(r.svg, f.series, "A3C training");
