@@ -7,6 +7,7 @@
 // (acting_network.hpp) on all K states at once, and one push per K completed rollouts carrying the
 // sum of their gradients (batched_gradient.hpp): K times fewer round trips and optimizer steps for
 // the same experience.
+#include <memory>
 #include <random>
 
 #include "agents/acting_network.hpp"
@@ -42,7 +43,8 @@ class VectorA3c final : public Learner {
   explicit VectorA3c(const LearnerSetup& s)
       : options_(s.options),
         rng_(splitmix64(s.seed)),
-        env_(s.envs),
+        owned_(s.vector ? nullptr : std::make_unique<orchestra::BarrierEnvVector>(s.envs)),
+        env_(s.vector ? *s.vector : *owned_),
         // Env j's episode stream is the single-env runner's base + j 2^32: env 0 plays the episodes
         // a one-env agent of the same seed would.
         runner_(env_, orchestra::stream_seeds(splitmix64(s.seed + 1), env_.num_envs())) {}
@@ -63,14 +65,15 @@ class VectorA3c final : public Learner {
  private:
   A3cOptions options_;
   std::mt19937_64 rng_;
-  orchestra::BarrierEnvVector env_;
+  std::unique_ptr<orchestra::BarrierEnvVector> owned_;  // the generic vector over `envs`, unless given one
+  orchestra::VectorBarrierEnv& env_;
   VectorRolloutRunner runner_;
 };
 
 }  // namespace
 
 std::unique_ptr<Learner> make_a3c_learner(const LearnerSetup& setup) {
-  if (setup.envs.size() == 1) return std::make_unique<SingleEnvA3c>(setup);
+  if (setup.vector == nullptr && setup.envs.size() == 1) return std::make_unique<SingleEnvA3c>(setup);
   return std::make_unique<VectorA3c>(setup);
 }
 

@@ -70,6 +70,16 @@ AgentWorker::AgentWorker(zmq::context_t& context, AgentWorkerOptions options, st
   connect();
 }
 
+AgentWorker::AgentWorker(zmq::context_t& context, AgentWorkerOptions options, std::unique_ptr<orchestra::VectorBarrierEnv> vector)
+    : options_(std::move(options)), vector_(std::move(vector)), socket_(context, zmq::socket_type::dealer) {
+  validate(options_.a3c);
+  if (!vector_) throw std::invalid_argument("agent: a null vector of environments");
+  if (vector_->num_envs() != options_.a3c.envs_per_agent)
+    throw std::invalid_argument("agent: a3c.envs_per_agent is " + std::to_string(options_.a3c.envs_per_agent) + " but " +
+                                std::to_string(vector_->num_envs()) + " environments were given");
+  connect();
+}
+
 void AgentWorker::connect() {
   socket_.set(zmq::sockopt::linger, 1000);  // let the last Episode/Bye out, but never hang on exit
   socket_.set(zmq::sockopt::sndtimeo, static_cast<int>(options_.a3c.reply_timeout_s * 1000));
@@ -135,7 +145,7 @@ class ServerLink final : public LearnerLink {
 
 AgentResult AgentWorker::run() {
   AgentResult result;
-  const int observation_size = envs_.front()->observation_size();
+  const int observation_size = vector_ ? vector_->observation_size() : envs_.front()->observation_size();
   ActorCritic net(ActorCriticSpec{observation_size, options_.a3c.hidden});
   const std::size_t count = static_cast<std::size_t>(parameter_count(net));
   send(socket_, Message{MessageType::Hello, 0, 0, static_cast<std::uint64_t>(observation_size), {static_cast<float>(count)}});
@@ -153,7 +163,7 @@ AgentResult AgentWorker::run() {
   set_flat_parameters(net, welcome->values);
   // Everything random in this agent derives from the seed the server drew for it.
   const std::unique_ptr<Learner> learner =
-      find_learner(options_.a3c.algorithm).make(LearnerSetup{options_.a3c, envs_, welcome->aux});
+      find_learner(options_.a3c.algorithm).make(LearnerSetup{options_.a3c, envs_, welcome->aux, vector_.get()});
   say("agent " + std::to_string(result.agent_id) + " joined at version " + std::to_string(version));
   ServerLink link(socket_, net, result, version, options_.a3c.reply_timeout_s);
   learner->learn(net, link);

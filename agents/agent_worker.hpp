@@ -19,6 +19,7 @@
 #include "agents/a3c_options.hpp"
 #include "agents/curve_keys.hpp"
 #include "orchestra/barrier_env.hpp"
+#include "orchestra/vector_barrier_env.hpp"
 
 namespace agents {
 
@@ -51,6 +52,9 @@ class AgentWorker {
   AgentWorker(zmq::context_t& context, AgentWorkerOptions options, orchestra::BarrierEnv& env);
   // a3c.envs_per_agent environments of its own (std::invalid_argument for another count).
   AgentWorker(zmq::context_t& context, AgentWorkerOptions options, std::vector<std::unique_ptr<orchestra::BarrierEnv>> envs);
+  // a3c.envs_per_agent environments already stepped as one (std::invalid_argument for another
+  // count or a null one).
+  AgentWorker(zmq::context_t& context, AgentWorkerOptions options, std::unique_ptr<orchestra::VectorBarrierEnv> vector);
   AgentResult run();
 
  private:
@@ -60,6 +64,7 @@ class AgentWorker {
   AgentWorkerOptions options_;
   std::vector<std::unique_ptr<orchestra::BarrierEnv>> owned_;
   std::vector<orchestra::BarrierEnv*> envs_;
+  std::unique_ptr<orchestra::VectorBarrierEnv> vector_;  // set instead of envs_ by the third constructor
   zmq::socket_t socket_;
 };
 

@@ -20,6 +20,7 @@
 #include "agents/actor_critic.hpp"
 #include "agents/rollout.hpp"
 #include "orchestra/barrier_env.hpp"
+#include "orchestra/vector_barrier_env.hpp"
 
 namespace agents {
 
@@ -40,6 +41,9 @@ struct LearnerSetup {
   A3cOptions options;
   std::vector<orchestra::BarrierEnv*> envs;  // this agent's own, a3c.envs_per_agent of them; they outlive the learner
   std::uint64_t seed = 0;                    // the agent's seed, drawn by the server: every random choice derives from it
+  // Set instead of `envs`: the agent's environments already stepped as one (the real environment's
+  // merged training, orchestra/rl/merged_barrier_env_vector.hpp); it outlives the learner.
+  orchestra::VectorBarrierEnv* vector = nullptr;
 };
 
 class Learner {

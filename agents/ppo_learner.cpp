@@ -7,6 +7,7 @@
 // Baselines3's n_steps per env), GAE per environment, advantages normalized over all K x steps
 // samples, and the same minibatch passes over them.
 #include <algorithm>
+#include <memory>
 #include <random>
 
 #include "agents/acting_network.hpp"
@@ -58,7 +59,8 @@ class VectorPpo final : public Learner {
   explicit VectorPpo(const LearnerSetup& s)
       : options_(s.options),
         rng_(splitmix64(s.seed)),
-        env_(s.envs),
+        owned_(s.vector ? nullptr : std::make_unique<orchestra::BarrierEnvVector>(s.envs)),
+        env_(s.vector ? *s.vector : *owned_),
         runner_(env_, orchestra::stream_seeds(splitmix64(s.seed + 1), env_.num_envs())) {}
 
   void learn(ActorCritic& net, LearnerLink& link) override {
@@ -93,14 +95,15 @@ class VectorPpo final : public Learner {
  private:
   A3cOptions options_;
   std::mt19937_64 rng_;
-  orchestra::BarrierEnvVector env_;
+  std::unique_ptr<orchestra::BarrierEnvVector> owned_;  // the generic vector over `envs`, unless given one
+  orchestra::VectorBarrierEnv& env_;
   VectorRolloutRunner runner_;
 };
 
 }  // namespace
 
 std::unique_ptr<Learner> make_ppo_learner(const LearnerSetup& setup) {
-  if (setup.envs.size() == 1) return std::make_unique<SingleEnvPpo>(setup);
+  if (setup.vector == nullptr && setup.envs.size() == 1) return std::make_unique<SingleEnvPpo>(setup);
   return std::make_unique<VectorPpo>(setup);
 }
 

@@ -59,6 +59,13 @@ VectorReset BarrierEnvVector::reset(const std::vector<std::uint64_t>& seeds) {
   return r;
 }
 
+std::vector<StepResult> BarrierEnvVector::step_envs(const std::vector<int>& actions) {
+  std::vector<StepResult> results;
+  results.reserve(envs_.size());
+  for (std::size_t j = 0; j < envs_.size(); ++j) results.push_back(envs_[j]->step(actions[j]));
+  return results;
+}
+
 VectorStep BarrierEnvVector::step(const std::vector<int>& actions) {
   if (streams_.empty()) throw std::invalid_argument("vector env: step() before reset()");
   if (actions.size() != envs_.size())
@@ -74,8 +81,9 @@ VectorStep BarrierEnvVector::step(const std::vector<int>& actions) {
   s.infos.resize(k);
   s.final_observations.assign(k * size, 0.0f);
   s.episodes.resize(k);
+  std::vector<StepResult> results = step_envs(actions);
   for (std::size_t j = 0; j < k; ++j) {
-    StepResult r = envs_[j]->step(actions[j]);
+    StepResult& r = results[j];
     if (r.observation.size() != size)
       throw std::invalid_argument("vector env: environment " + std::to_string(j) + " stepped to an observation of " +
                                   std::to_string(r.observation.size()) + " values, expected " + std::to_string(size));

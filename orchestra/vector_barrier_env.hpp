@@ -64,8 +64,10 @@ class VectorBarrierEnv {
 
 // The generic implementation over K BarrierEnvs (the real local-SGD environment, the toy one, or
 // any other), stepped one after the other on the calling thread: the agents' processes are the
-// parallelism. An environment with a cheaper batched step implements VectorBarrierEnv itself.
-class BarrierEnvVector final : public VectorBarrierEnv {
+// parallelism. Environments whose K steps are cheaper taken together (the real environment's
+// merged training, orchestra/rl/merged_barrier_env_vector.hpp) override step_envs and keep the
+// auto-reset and the seed streams of this class.
+class BarrierEnvVector : public VectorBarrierEnv {
  public:
   // Owns the environments. Throws std::invalid_argument for none, a null one, or ones whose
   // observation sizes differ.
@@ -78,6 +80,11 @@ class BarrierEnvVector final : public VectorBarrierEnv {
   VectorReset reset(const std::vector<std::uint64_t>& seeds) override;
   VectorStep step(const std::vector<int>& actions) override;
   std::uint64_t episodes_started(int env) const override { return episodes_.at(static_cast<std::size_t>(env)); }
+
+ protected:
+  // One step of every environment, actions[j] for environment j, each with an episode running;
+  // results in environment order. By default one after the other.
+  virtual std::vector<StepResult> step_envs(const std::vector<int>& actions);
 
  private:
   void check_envs();

@@ -257,14 +257,15 @@ int command_agent(const Args& args) {
   const TrainConfig config = load_train_config(f.config);
   check_devices(config);
   env::set_compute_threads(1);
-  std::vector<std::unique_ptr<orchestra::BarrierEnv>> envs = make_agent_envs(config, f.index);
   agents::AgentWorkerOptions options;
   options.a3c = config.a3c;
   options.connect = f.connect;
   if (!f.keys.empty()) options.curve = agents::read_curve_keys(f.keys);
   options.log = f.verbose ? &std::cout : nullptr;
   zmq::context_t context;
-  const agents::AgentResult r = agents::AgentWorker(context, options, std::move(envs)).run();
+  const agents::AgentResult r = config.merge_episodes
+                                    ? agents::AgentWorker(context, options, make_merged_agent_envs(config)).run()
+                                    : agents::AgentWorker(context, options, make_agent_envs(config, f.index)).run();
   if (r.exit == agents::AgentExit::Stopped) return 0;
   std::cerr << "orchestra agent " << f.index << ": " << agents::to_string(r.exit) << " (" << f.connect << ")"
             << (r.exit == agents::AgentExit::ServerTimeout

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <sstream>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "experiments/registry/orchestra_options.hpp"
 #include "common/yaml_reader.hpp"
 #include "orchestra/rl/local_sgd_barrier_env.hpp"
+#include "orchestra/rl/merged_barrier_env_vector.hpp"
 #include "orchestra/rl_state.hpp"
 
 namespace experiments {
@@ -78,7 +80,14 @@ TrainConfig load_train_config(const std::string& path) {
       c.experiments.push_back(p.string());
     }
   }
+  c.merge_episodes = top.boolean("merge_episodes", false);
   c.a3c = agents::read_a3c_options(top.raw("a3c"), path, "a3c");
+  if (c.merge_episodes) {
+    if (c.environment != TrainEnvironment::LocalSgd) top.fail("merge_episodes", "merges real training; it needs environment: local-sgd");
+    if (c.a3c.envs_per_agent < 2) top.fail("merge_episodes", "merges an agent's environments; it needs a3c.envs_per_agent of 2 or more");
+    if (c.experiments.size() != 1)
+      top.fail("merge_episodes", "merged episodes train one model; it needs exactly one experiment, got " + std::to_string(c.experiments.size()));
+  }
   top.reject_unknown_keys();
   c.training_info = {{"config", c.name},
                      {"algorithm", c.a3c.algorithm},
@@ -92,6 +101,7 @@ TrainConfig load_train_config(const std::string& path) {
   }
   if (c.a3c.lr_decay == agents::LearningRateDecay::Linear) c.training_info["lr_decay"] = "linear";
   if (c.a3c.envs_per_agent > 1) c.training_info["envs_per_agent"] = std::to_string(c.a3c.envs_per_agent);
+  if (c.merge_episodes) c.training_info["merge_episodes"] = "true";
   if (c.move_cost_rounds > 0) {
     std::ostringstream cost;
     cost << c.move_cost_rounds;
@@ -129,6 +139,12 @@ std::vector<std::unique_ptr<orchestra::BarrierEnv>> make_agent_envs(const TrainC
   std::vector<std::unique_ptr<orchestra::BarrierEnv>> envs;
   for (int j = 0; j < k; ++j) envs.push_back(make_training_env(config, static_cast<std::int64_t>(agent) * k + j));
   return envs;
+}
+
+std::unique_ptr<orchestra::VectorBarrierEnv> make_merged_agent_envs(const TrainConfig& config) {
+  if (!config.merge_episodes) throw std::logic_error("make_merged_agent_envs without merge_episodes");
+  return std::make_unique<orchestra::MergedBarrierEnvVector>(
+      std::make_unique<orchestra::BatchedBarrierEnvs>(env_config(config, config.experiments.front()), config.a3c.envs_per_agent));
 }
 
 }  // namespace experiments

@@ -20,6 +20,10 @@
 //   max_reference_epochs: 0         also end an episode after this many reference epochs of time (0: never)
 //   exploring_start: [0.25, 8]      training only: each episode starts at LCM's T* times a factor drawn
 //                                   log-uniformly from this range (default 1: at T*, as deployment does)
+//   merge_episodes: false           local-sgd with a3c.envs_per_agent K > 1 and one experiment: the K
+//                                   episodes' training runs as one stacked computation (what fills a GPU;
+//                                   orchestra/rl/merged_barrier_env_vector.hpp); the same episodes as
+//                                   without, up to floating-point reassociation
 //   toy_step_ms: 0                  toy: sleep per step, standing in for an epoch's cost
 //   a3c: {...}                      agents/a3c_options.hpp
 #pragma once
@@ -38,6 +42,7 @@
 #include "orchestra/cluster_distribution.hpp"
 #include "common/errors.hpp"
 #include "orchestra/barrier_env.hpp"
+#include "orchestra/vector_barrier_env.hpp"
 #include "orchestra/rl/local_sgd_barrier_env.hpp"
 #include "orchestra/reward.hpp"
 
@@ -62,6 +67,7 @@ struct TrainConfig {
   orchestra::Range exploring_start{1.0, 1.0, true};  // T at reset: T* x [lo, hi] (local_sgd_barrier_env.hpp)
   agents::PolicyControl control;           // how actions move T (the first experiment's), saved with the policy
   std::map<std::string, std::string> training_info;  // config, environment, reward...: saved with the policy
+  bool merge_episodes = false;           // K episodes' training as one computation (see above)
   agents::A3cOptions a3c;
   int observation_size = 0;              // of the environment's state
 };
@@ -77,5 +83,9 @@ std::unique_ptr<orchestra::BarrierEnv> make_training_env(const TrainConfig& conf
 // that with K = 1 agent k trains on experiments[k mod n] as before, and with K > 1 the
 // experiments are spread over every agent's environments.
 std::vector<std::unique_ptr<orchestra::BarrierEnv>> make_agent_envs(const TrainConfig& config, int agent);
+
+// With merge_episodes: agent `agent`'s K environments whose training runs as one, behind the
+// learners' vector interface (the same episode streams as make_agent_envs' environments).
+std::unique_ptr<orchestra::VectorBarrierEnv> make_merged_agent_envs(const TrainConfig& config);
 
 }  // namespace experiments

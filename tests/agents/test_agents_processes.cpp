@@ -361,6 +361,17 @@ a3c:
   CHECK(r.exit_code == 0);
   CHECK(std::filesystem::exists(dir / "deployed/orchestra-a3c/summary.json"));
   CHECK(testing::read_text(dir / "deployed/orchestra-a3c/config.json").find("\"interval_rounds\": 2") != std::string::npos);
+  // The same training with the three episodes' training merged into one computation (what fills a GPU).
+  const std::string merged_config = testing::read_text(dir / "train.yaml");
+  testing::write_text(dir / "merged.yaml", merged_config.substr(0, merged_config.find("a3c:")) + "merge_episodes: true\n" +
+                                               merged_config.substr(merged_config.find("a3c:")));
+  r = testing::run_command(bin + " train " + (dir / "merged.yaml") + " --out " + (dir / "merged"));
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(agents::A3cPolicy::load(dir / "merged/policy.pt").training().at("merge_episodes") == "true");
+  const auto merged_episodes = testing::csv_column(dir / "merged/train.csv", "episodes");
+  REQUIRE(merged_episodes.size() == 3);
+  CHECK(merged_episodes.back() >= 9);
 }
 
 TEST_CASE("orchestra train: a bad a3c.envs_per_agent is one line naming file:line and the key; --help lists the learners") {

@@ -12,6 +12,7 @@
 
 #include "orchestra/rl/local_sgd_barrier_env.hpp"
 #include "orchestra/rl/batched_barrier_envs.hpp"
+#include "orchestra/rl/merged_barrier_env_vector.hpp"
 
 using orchestra::BarrierAction;
 using orchestra::LocalSgdBarrierEnv;
@@ -517,4 +518,35 @@ TEST_CASE("vectorized environments: one environment's bad action fails the step 
   // The other two stepped; the vector goes on.
   CHECK(environments.env(0).controller().barrier_ms() > 0);
   CHECK_NOTHROW(environments.step({0, 0, 0}));
+}
+
+TEST_CASE("merged environments behind the learners' vector interface: the generic vector's episodes, auto-reset included") {
+  LocalSgdBarrierEnvConfig config = small_config();
+  config.reward = LocalSgdBarrierEnvConfig::Reward::Time;
+  config.budget.max_epochs = 1;  // short episodes, so that auto-reset happens within the steps below
+  const std::vector<std::uint64_t> streams = orchestra::stream_seeds(41, 2);
+  orchestra::MergedBarrierEnvVector merged(std::make_unique<orchestra::BatchedBarrierEnvs>(config, 2));
+  std::vector<std::unique_ptr<orchestra::BarrierEnv>> separate_envs;
+  for (int k = 0; k < 2; ++k) separate_envs.push_back(std::make_unique<LocalSgdBarrierEnv>(config));
+  orchestra::BarrierEnvVector separate(std::move(separate_envs));
+  const auto a = merged.reset(streams);
+  const auto b = separate.reset(streams);
+  CHECK(a.observations.size() == b.observations.size());
+  int ended = 0;
+  for (int t = 0; t < 12; ++t) {
+    CAPTURE(t);
+    const std::vector<int> actions{t % 3 - 1, (t + 1) % 3 - 1};
+    const orchestra::VectorStep x = merged.step(actions);
+    const orchestra::VectorStep y = separate.step(actions);
+    // The clock and the time reward do not depend on the gradients: equal exactly; so are the
+    // episode boundaries as long as the target is not reached (small_config's is out of reach).
+    CHECK(x.rewards == y.rewards);
+    CHECK(x.terminated == y.terminated);
+    CHECK(x.truncated == y.truncated);
+    CHECK(x.episodes == y.episodes);
+    for (std::size_t i = 0; i < x.observations.size(); ++i) CHECK(x.observations[i] == doctest::Approx(y.observations[i]).epsilon(1e-3));
+    ended += x.done(0) + x.done(1);
+  }
+  CHECK(ended > 0);  // auto-reset was exercised
+  CHECK(merged.episodes_started(0) == separate.episodes_started(0));
 }
