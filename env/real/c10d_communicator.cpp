@@ -1,6 +1,7 @@
 // Which backends this build has comes from c10d_backends.hpp, written by CMake
-// (cmake/TorchSetup.cmake): Gloo where libtorch was built with it and its headers were found, NCCL
-// where libtorch has CUDA and the CUDA and NCCL headers were found (nccl_process_group.cpp).
+// (cmake/TorchSetup.cmake): Gloo where libtorch was built with it and Gloo headers that fit it were
+// found (gloo_process_group.cpp), NCCL where libtorch has CUDA and the CUDA and NCCL headers were
+// found (nccl_process_group.cpp).
 #include "env/real/c10d_communicator.hpp"
 #include "common/errors.hpp"
 
@@ -14,10 +15,6 @@
 #include "c10d_backends.hpp"
 #include "env/real/c10d_group.hpp"
 #include "env/train/device.hpp"
-
-#if ORCHESTRA_HAVE_GLOO
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-#endif
 
 namespace env {
 namespace {
@@ -40,8 +37,6 @@ std::string reason_of(const std::exception& e) {
   if (const auto* c10 = dynamic_cast<const c10::Error*>(&e)) return first_line(c10->what_without_backtrace());
   return first_line(e.what());
 }
-
-[[maybe_unused]] bool is_loopback(const std::string& host) { return host == "localhost" || host.rfind("127.", 0) == 0; }
 
 }  // namespace
 
@@ -146,17 +141,7 @@ C10dCommunicator::C10dCommunicator(const RendezvousSpec& spec) : impl_(std::make
 #endif
     } else {
 #if ORCHESTRA_HAVE_GLOO
-      auto options_gloo = c10d::ProcessGroupGloo::Options::create(spec.timeout);
-      // GLOO_SOCKET_IFNAME picks the interface on multi-homed machines, as in PyTorch.
-      if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"))
-        options_gloo->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(ifname));
-      else if (is_loopback(spec.master_addr))
-        options_gloo->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
-      else
-        options_gloo->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
-      options_gloo->threads = 1;  // one collective at a time: the round loop never overlaps them
-      impl_->group = std::make_unique<C10dGroupOf<c10d::ProcessGroupGloo>>(
-          c10::make_intrusive<c10d::ProcessGroupGloo>(impl_->store, spec.rank, spec.world_size, options_gloo));
+      impl_->group = make_gloo_group(impl_->store, spec);
 #endif
     }
   } catch (const common::CommError&) {

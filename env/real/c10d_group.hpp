@@ -1,7 +1,7 @@
 // The four collectives C10dCommunicator uses, over one of c10d's process groups. ProcessGroupGloo
 // and ProcessGroupNCCL derive from c10d::ProcessGroup in libtorch 1.x (Debian's) and from
 // c10d::Backend in 2.x (PyTorch's), with the same calls; C10dGroupOf holds either.
-// Private to env/real: only the two sources that build groups include it.
+// Private to env/real: only the sources that build groups include it.
 #pragma once
 
 #include <torch/csrc/distributed/c10d/Store.hpp>
@@ -9,6 +9,7 @@
 #include <torch/csrc/distributed/c10d/Work.hpp>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "env/real/c10d_communicator.hpp"
@@ -41,7 +42,14 @@ class C10dGroupOf final : public C10dGroup {
   c10::intrusive_ptr<Group> group_;
 };
 
+// ProcessGroupGloo for `spec`: collectives on the CPU (gloo_process_group.cpp, compiled only where
+// ORCHESTRA_HAVE_GLOO).
+std::unique_ptr<C10dGroup> make_gloo_group(const c10::intrusive_ptr<c10d::Store>& store, const RendezvousSpec& spec);
+
 // ProcessGroupNCCL for `spec` (nccl_process_group.cpp, compiled only where ORCHESTRA_HAVE_NCCL).
 std::unique_ptr<C10dGroup> make_nccl_group(const c10::intrusive_ptr<c10d::Store>& store, const RendezvousSpec& spec);
+
+// Whether `host` names this machine's loopback interface (the Gloo device then binds to it).
+inline bool is_loopback(const std::string& host) { return host == "localhost" || host.rfind("127.", 0) == 0; }
 
 }  // namespace env

@@ -400,6 +400,7 @@ ExperimentConfig parse_config(const std::string& text, const std::string& file) 
   cfg.device_source = runtime.raw("device");
   cfg.training.replicas = runtime.option("replicas", env::ReplicaMode::Auto, env::replica_mode_spellings());
   read_training_backend(runtime, cfg);
+  cfg.training.tf32 = runtime.boolean("tf32", false);  // GPU only (env::prepare_device); recorded in config.json either way
   runtime.reject_unknown_keys();
   common::YamlReader output = top.child("output");
   cfg.write_rounds = output.boolean("rounds_csv", true);

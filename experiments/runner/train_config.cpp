@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <sstream>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "experiments/registry/orchestra_options.hpp"
 #include "common/yaml_reader.hpp"
 #include "orchestra/rl/local_sgd_barrier_env.hpp"
+#include "orchestra/rl/merged_barrier_env_vector.hpp"
 #include "orchestra/rl_state.hpp"
 
 namespace experiments {
@@ -96,10 +98,17 @@ TrainConfig load_train_config(const std::string& path) {
       c.experiments.push_back(p.string());
     }
   }
+  c.merge_episodes = top.boolean("merge_episodes", false);
   c.a3c = agents::read_a3c_options(top.raw("a3c"), path, "a3c");
+  if (c.merge_episodes) {
+    if (c.environment != TrainEnvironment::LocalSgd) top.fail("merge_episodes", "merges real training; it needs environment: local-sgd");
+    if (c.a3c.envs_per_agent < 2) top.fail("merge_episodes", "merges an agent's environments; it needs a3c.envs_per_agent of 2 or more");
+    if (c.experiments.size() != 1)
+      top.fail("merge_episodes", "merged episodes train one model; it needs exactly one experiment, got " + std::to_string(c.experiments.size()));
+  }
   top.reject_unknown_keys();
   c.training_info = {{"config", c.name},
-                     {"algorithm", c.a3c.algorithm == agents::Algorithm::Ppo ? "ppo" : "a3c"},
+                     {"algorithm", c.a3c.algorithm},
                      {"environment", c.environment == TrainEnvironment::Toy ? "toy" : (c.distribution ? "cluster distribution" : "fixed clusters")},
                      {"reward", std::find_if(rewards.begin(), rewards.end(), [&](const auto& r) { return r.second == c.reward; })->first},
                      {"reward_record", c.reward_record == orchestra::RecordScope::History ? "history" : "episode"}};
@@ -110,6 +119,8 @@ TrainConfig load_train_config(const std::string& path) {
   }
   if (c.a3c.lr_decay == agents::LearningRateDecay::Linear) c.training_info["lr_decay"] = "linear";
   if (c.surrogate) c.training_info["training"] = "surrogate " + c.surrogate_file;  // absent: libtorch, as before
+  if (c.a3c.envs_per_agent > 1) c.training_info["envs_per_agent"] = std::to_string(c.a3c.envs_per_agent);
+  if (c.merge_episodes) c.training_info["merge_episodes"] = "true";
   if (c.move_cost_rounds > 0) {
     std::ostringstream cost;
     cost << c.move_cost_rounds;
@@ -118,7 +129,9 @@ TrainConfig load_train_config(const std::string& path) {
   if (c.environment == TrainEnvironment::Toy) {
     c.observation_size = agents::ToyBarrierEnv::kObservationSize;
   } else {
-    if (c.experiments.empty()) top.fail("experiments", "the environment needs at least one experiment config");
+    if (c.experiments.empty())
+      top.fail("experiments", std::string("environment ") + (c.environment == TrainEnvironment::Surrogate ? "surrogate" : "local-sgd") +
+                                  " needs at least one experiment config");
     for (std::size_t k = 0; k < c.experiments.size(); ++k) {
       const auto environment = env_config(c, c.experiments[k]);  // errors now, not in an agent
       if (c.surrogate) {
@@ -140,14 +153,27 @@ TrainConfig load_train_config(const std::string& path) {
   return c;
 }
 
-orchestra::LocalSgdBarrierEnvConfig training_env_config(const TrainConfig& config, int index) {
+orchestra::LocalSgdBarrierEnvConfig training_env_config(const TrainConfig& config, std::int64_t index) {
   if (config.experiments.empty()) throw common::ConfigError(config.file + ": experiments: the environment needs at least one experiment config");
   return env_config(config, config.experiments[static_cast<std::size_t>(index) % config.experiments.size()]);
 }
 
-std::unique_ptr<orchestra::BarrierEnv> make_training_env(const TrainConfig& config, int index) {
+std::unique_ptr<orchestra::BarrierEnv> make_training_env(const TrainConfig& config, std::int64_t index) {
   if (config.environment == TrainEnvironment::Toy) return std::make_unique<agents::ToyBarrierEnv>(config.toy_step_ms);
   return std::make_unique<orchestra::LocalSgdBarrierEnv>(training_env_config(config, index));
+}
+
+std::vector<std::unique_ptr<orchestra::BarrierEnv>> make_agent_envs(const TrainConfig& config, int agent) {
+  const int k = config.a3c.envs_per_agent;
+  std::vector<std::unique_ptr<orchestra::BarrierEnv>> envs;
+  for (int j = 0; j < k; ++j) envs.push_back(make_training_env(config, static_cast<std::int64_t>(agent) * k + j));
+  return envs;
+}
+
+std::unique_ptr<orchestra::VectorBarrierEnv> make_merged_agent_envs(const TrainConfig& config) {
+  if (!config.merge_episodes) throw std::logic_error("make_merged_agent_envs without merge_episodes");
+  return std::make_unique<orchestra::MergedBarrierEnvVector>(
+      std::make_unique<orchestra::BatchedBarrierEnvs>(env_config(config, config.experiments.front()), config.a3c.envs_per_agent));
 }
 
 }  // namespace experiments

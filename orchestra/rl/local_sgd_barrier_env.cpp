@@ -97,6 +97,7 @@ ResetResult LocalSgdBarrierEnv::reset(std::uint64_t seed) {
     surrogate.planned_epochs = spec.training.planned_epochs;
     env_ = std::make_unique<env::SurrogateEnv>(surrogate, config_.surrogate, seed);
   } else {
+    spec.batching = config_.batching;
     env_ = std::make_unique<env::LocalSgdEnv>(spec, data_, seed, env::input_shape_of(config_.data));
   }
 

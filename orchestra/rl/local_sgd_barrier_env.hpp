@@ -112,6 +112,9 @@ struct LocalSgdBarrierEnvConfig {
   // episode at a tiny T (hundreds of short rounds) does not spend its wall time evaluating: the
   // target is then seen at most this late, which moves the time reward by at most as much.
   double eval_every_reference_rounds = 0;
+  // Vectorized environments (batched_barrier_envs.hpp): this environment's local-SGD rounds run
+  // merged with the other members' (env/train/step_batcher.hpp); none by default.
+  env::StepBatching batching;
   // Exploring starts (Sutton & Barto, Sec. 5.3): each reset(seed) places T at LCM's T* times a
   // factor drawn log-uniformly from [lo, hi] (from the episode's seed), so that training sees the
   // returns of every region of T, also those a policy starting at T* would rarely reach. T*

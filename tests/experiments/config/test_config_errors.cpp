@@ -50,6 +50,16 @@ TEST_CASE("a valid config parses, with defaults resolved") {
   CHECK(cfg.resolved["cluster"]["workers"][1]["time_model"]["fitted_coefficients"].size() == 3);
 }
 
+TEST_CASE("runtime.tf32: off unless asked, recorded in the resolved config either way; anything but a boolean is one line") {
+  const auto off = parse_config(kValid, "x.yaml");
+  CHECK_FALSE(off.training.tf32);
+  CHECK(off.resolved["runtime"]["tf32"] == false);
+  const auto on = parse_config(std::string(kValid) + "runtime: {device: cpu, tf32: true}\n", "x.yaml");
+  CHECK(on.training.tf32);
+  CHECK(on.resolved["runtime"]["tf32"] == true);
+  check_error(std::string(kValid) + "runtime: {tf32: fast}\n", "x.yaml:15: runtime.tf32: expected true or false, got 'fast'");
+}
+
 TEST_CASE("unknown keys are named with their line") {
   check_error(with("epochs: 1", "epochs: 1\n  epoch: 3"), "x.yaml:8: training.epoch: unknown key");
   check_error(with("seed: 3", "seed: 3\ncluser: {}"), "x.yaml:3: cluser: unknown key");

@@ -1,6 +1,7 @@
 // Fitting the surrogate (experiments/surrogate/): the least-squares solver on a known curve, the
 // round log read back (and its bad rows named), a known surrogate recovered from episodes it
 // generated itself, and the held-out judgement's time to target.
+#include <algorithm>
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -108,8 +109,12 @@ TEST_CASE("surrogate fit: a known surrogate's own episodes are fitted back to it
 
 TEST_CASE("surrogate fit: time to target of the logged path and of replays") {
   const env::SurrogateModel truth = known_model();
-  const RoundLogs logs = logs_of(truth, 3);
-  const LoggedEpisode& e = logs.episodes.front();
+  const RoundLogs logs = logs_of(truth, 12);
+  // The first episode that reaches the target (a few local steps per round may not in 60 rounds).
+  const auto reaches = std::find_if(logs.episodes.begin(), logs.episodes.end(),
+                                    [](const LoggedEpisode& episode) { return logged_time_to_target(episode, 0.84).has_value(); });
+  REQUIRE(reaches != logs.episodes.end());
+  const LoggedEpisode& e = *reaches;
   const auto logged = logged_time_to_target(e, 0.84);
   env::SurrogateRng rng(1);
   // Without noise the replay is the logged path: the same first round at the target.
