@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "agents/learner.hpp"
 #include "common/errors.hpp"
 #include "common/limits.hpp"
 #include "common/yaml_reader.hpp"
@@ -24,7 +25,8 @@ A3cOptions read_a3c_options(const YAML::Node& node, const std::string& file, con
   o.hidden.clear();
   for (const auto h : r.integers("hidden", hidden, 1, 4096)) o.hidden.push_back(static_cast<int>(h));
   if (o.hidden.empty()) r.fail("hidden", "expected a non-empty list of layer widths");
-  o.algorithm = r.option("algorithm", o.algorithm, {{"a3c", Algorithm::A3c}, {"ppo", Algorithm::Ppo}});
+  o.algorithm = r.choice("algorithm", o.algorithm, learner_names());
+  o.envs_per_agent = static_cast<int>(r.integer("envs_per_agent", o.envs_per_agent, 1, kMaxEnvsPerAgent));
   o.n_steps = static_cast<int>(r.integer("n_steps", o.n_steps, 1, 10000));
   o.gamma = r.real("gamma", o.gamma, 0.0, 1.0);
   o.ppo_rollout_steps = static_cast<int>(r.integer("ppo_rollout_steps", o.ppo_rollout_steps, 1, 1 << 20));
@@ -32,9 +34,11 @@ A3cOptions read_a3c_options(const YAML::Node& node, const std::string& file, con
   o.ppo_minibatch = static_cast<int>(r.integer("ppo_minibatch", o.ppo_minibatch, 1, 1 << 20));
   o.ppo_clip = r.real("ppo_clip", o.ppo_clip, 0.0, 1.0, true);
   o.gae_lambda = r.real("gae_lambda", o.gae_lambda, 0.0, 1.0);
-  if (o.algorithm == Algorithm::A3c)
-    for (const char* key : {"ppo_rollout_steps", "ppo_epochs", "ppo_minibatch", "ppo_clip", "gae_lambda"})
-      if (r.has(key)) r.fail(key, "a PPO option: set algorithm: ppo to use it");
+  // A key of another learner than the chosen one is a mistake, not a silent no-op.
+  for (const LearnerKind& kind : learner_registry())
+    if (o.algorithm != kind.name)
+      for (const std::string& key : kind.keys)
+        if (r.has(key)) r.fail(key, std::string("an option of the ") + kind.name + " learner: set algorithm: " + kind.name + " to use it");
   o.entropy_coef = r.real("entropy_coef", o.entropy_coef, 0.0, 100.0);
   o.value_loss_coef = r.real("value_loss_coef", o.value_loss_coef, 0.0, 100.0);
   o.max_grad_norm = r.real("max_grad_norm", o.max_grad_norm, 0.0, kHuge);
@@ -75,6 +79,12 @@ void validate(const A3cOptions& o) {
   for (int h : o.hidden)
     if (h < 1) bad("hidden", "positive layer widths");
   if (o.n_steps < 1) bad("n_steps", "an integer >= 1");
+  if (o.envs_per_agent < 1) bad("envs_per_agent", "an integer >= 1");
+  try {
+    find_learner(o.algorithm);
+  } catch (const std::invalid_argument& e) {
+    bad("algorithm", std::string("a learner of the table: ") + e.what());
+  }
   if (!(o.gamma >= 0 && o.gamma <= 1)) bad("gamma", "a number in [0, 1]");
   if (o.ppo_rollout_steps < 1 || o.ppo_epochs < 1 || o.ppo_minibatch < 1) bad("ppo_rollout_steps, ppo_epochs, ppo_minibatch", "integers >= 1");
   if (!(o.ppo_clip > 0 && o.ppo_clip <= 1)) bad("ppo_clip", "a number in (0, 1]");

@@ -14,20 +14,29 @@ namespace agents {
 
 enum class OptimizerKind { Adam, RmsProp };
 
-// The learner the agents run. A3C (Mnih et al. 2016, the paper's): one gradient per rollout of up
-// to n_steps steps. PPO (Schulman et al. 2017, clipped surrogate with GAE): rollouts of
-// ppo_rollout_steps steps, each used for ppo_epochs passes of minibatch gradients, every one pushed
-// to the same parameter server: an environment step here is seconds of real training, and PPO
-// learns several times from each.
-enum class Algorithm { A3c, Ppo };
-
 // How the server's learning rate moves over training. Mnih et al. 2016 (supplement, "Experimental
 // setup") anneal it linearly to 0 over the training run, so that the last updates are small and
 // the final network is not one noisy step away from a different policy; none keeps it constant.
 enum class LearningRateDecay { None, Linear };
 
+// The most environments one agent steps as one (a3c.envs_per_agent).
+inline constexpr int kMaxEnvsPerAgent = 1 << 16;
+
 struct A3cOptions {
-  Algorithm algorithm = Algorithm::A3c;
+  // The learner the agents run: a row of the learner table (agents/learner.hpp, learner_registry.cpp;
+  // `orchestra train --help` lists them). a3c (Mnih et al. 2016, the paper's): one gradient per
+  // rollout of up to n_steps steps. ppo (Schulman et al. 2017, clipped surrogate with GAE):
+  // rollouts of ppo_rollout_steps steps, each used for ppo_epochs passes of minibatch gradients,
+  // every one pushed to the same parameter server: an environment step of real training costs
+  // seconds, and PPO learns several times from each.
+  std::string algorithm = "a3c";
+  // Environments per agent, stepped as one (vector_rollout.hpp) with one batched network forward
+  // per step. 1 (the default) is the agent of one environment. With K > 1 an A3C push carries the
+  // sum of K rollouts' gradients (one optimizer step per K rollouts: episodes = K x updates with
+  // whole-episode returns), and a PPO rollout is ppo_rollout_steps steps of each environment.
+  // Each environment is a full copy (the local-SGD environment loads its data set per copy), so
+  // K is for cheap environments; agents stay the parallelism across cores.
+  int envs_per_agent = 1;
   // Network: shared trunk of tanh layers, then a policy head (3 actions) and a value head.
   std::vector<int> hidden = {64, 64};
   // Rollout length t_max: gradients are pushed every n_steps environment steps or at episode end

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "agents/actor_critic.hpp"
+#include "agents/learner.hpp"
 #include "agents/protocol.hpp"
 #include "agents/rollout.hpp"
 #include "common/errors.hpp"
@@ -50,8 +51,37 @@ const char* to_string(AgentExit exit) {
 }
 
 AgentWorker::AgentWorker(zmq::context_t& context, AgentWorkerOptions options, orchestra::BarrierEnv& env)
-    : options_(std::move(options)), env_(env), socket_(context, zmq::socket_type::dealer) {
+    : options_(std::move(options)), envs_{&env}, socket_(context, zmq::socket_type::dealer) {
   validate(options_.a3c);
+  if (options_.a3c.envs_per_agent != 1)
+    throw std::invalid_argument("agent: a3c.envs_per_agent is " + std::to_string(options_.a3c.envs_per_agent) + " but one environment was given");
+  connect();
+}
+
+AgentWorker::AgentWorker(zmq::context_t& context, AgentWorkerOptions options, std::vector<std::unique_ptr<orchestra::BarrierEnv>> envs)
+    : options_(std::move(options)), owned_(std::move(envs)), socket_(context, zmq::socket_type::dealer) {
+  validate(options_.a3c);
+  if (static_cast<int>(owned_.size()) != options_.a3c.envs_per_agent)
+    throw std::invalid_argument("agent: a3c.envs_per_agent is " + std::to_string(options_.a3c.envs_per_agent) + " but " +
+                                std::to_string(owned_.size()) + " environments were given");
+  for (const auto& e : owned_) {
+    if (!e) throw std::invalid_argument("agent: a null environment");
+    envs_.push_back(e.get());
+  }
+  connect();
+}
+
+AgentWorker::AgentWorker(zmq::context_t& context, AgentWorkerOptions options, std::unique_ptr<orchestra::VectorBarrierEnv> vector)
+    : options_(std::move(options)), vector_(std::move(vector)), socket_(context, zmq::socket_type::dealer) {
+  validate(options_.a3c);
+  if (!vector_) throw std::invalid_argument("agent: a null vector of environments");
+  if (vector_->num_envs() != options_.a3c.envs_per_agent)
+    throw std::invalid_argument("agent: a3c.envs_per_agent is " + std::to_string(options_.a3c.envs_per_agent) + " but " +
+                                std::to_string(vector_->num_envs()) + " environments were given");
+  connect();
+}
+
+void AgentWorker::connect() {
   socket_.set(zmq::sockopt::linger, 1000);  // let the last Episode/Bye out, but never hang on exit
   socket_.set(zmq::sockopt::sndtimeo, static_cast<int>(options_.a3c.reply_timeout_s * 1000));
   if (options_.curve) make_curve_client(socket_, *options_.curve);
@@ -62,12 +92,64 @@ void AgentWorker::say(const std::string& line) const {
   if (options_.log) *options_.log << line << std::endl;
 }
 
+namespace {
+
+// The learner's transport: a push is one Gradient message and the server's answer; a report is
+// one Episode message for all the episodes given (or several, for a small network).
+class ServerLink final : public LearnerLink {
+ public:
+  ServerLink(zmq::socket_t& socket, ActorCritic& net, AgentResult& result, std::uint64_t& version, double timeout_s)
+      : socket_(socket), net_(net), result_(result), version_(version), count_(static_cast<std::size_t>(parameter_count(net))),
+        timeout_s_(timeout_s) {}
+
+  bool push(const GradientResult& g) override {
+    send(socket_, Message{MessageType::Gradient, result_.agent_id, version_, 0, g.gradient});
+    ++result_.gradients_pushed;
+    const std::optional<Message> answer = await_reply(socket_, count_, timeout_s_);
+    if (!answer) {
+      result_.exit = AgentExit::ServerTimeout;
+      return false;
+    }
+    if (answer->type == MessageType::Stop) {
+      result_.exit = AgentExit::Stopped;
+      return false;
+    }
+    if (answer->values.size() == count_) {  // otherwise not ours to use: keep the old parameters
+      set_flat_parameters(net_, answer->values);
+      version_ = answer->params_version;
+    }
+    return true;
+  }
+
+  void report(const std::vector<EpisodeStats>& finished) override {
+    // The server takes messages of at most as many values as the network has parameters: a small
+    // network with many environments sends its episodes in several messages.
+    const std::size_t per_message = std::max<std::size_t>(1, count_ / kEpisodeValues);
+    for (std::size_t first = 0; first < finished.size(); first += per_message) {
+      const std::vector<EpisodeStats> chunk(finished.begin() + static_cast<std::ptrdiff_t>(first),
+                                            finished.begin() + static_cast<std::ptrdiff_t>(std::min(finished.size(), first + per_message)));
+      send(socket_, Message{MessageType::Episode, result_.agent_id, version_, 0, episode_values(chunk)});
+    }
+    result_.episodes += static_cast<std::int64_t>(finished.size());
+  }
+
+ private:
+  zmq::socket_t& socket_;
+  ActorCritic& net_;
+  AgentResult& result_;
+  std::uint64_t& version_;
+  std::size_t count_;
+  double timeout_s_;
+};
+
+}  // namespace
+
 AgentResult AgentWorker::run() {
   AgentResult result;
-  ActorCritic net(ActorCriticSpec{env_.observation_size(), options_.a3c.hidden});
+  const int observation_size = vector_ ? vector_->observation_size() : envs_.front()->observation_size();
+  ActorCritic net(ActorCriticSpec{observation_size, options_.a3c.hidden});
   const std::size_t count = static_cast<std::size_t>(parameter_count(net));
-  send(socket_, Message{MessageType::Hello, 0, 0, static_cast<std::uint64_t>(env_.observation_size()),
-                        {static_cast<float>(count)}});
+  send(socket_, Message{MessageType::Hello, 0, 0, static_cast<std::uint64_t>(observation_size), {static_cast<float>(count)}});
   const std::optional<Message> welcome = await_reply(socket_, count, options_.a3c.reply_timeout_s);
   if (!welcome) {
     result.exit = AgentExit::ServerTimeout;
@@ -81,62 +163,12 @@ AgentResult AgentWorker::run() {
   std::uint64_t version = welcome->params_version;
   set_flat_parameters(net, welcome->values);
   // Everything random in this agent derives from the seed the server drew for it.
-  std::mt19937_64 rng(splitmix64(welcome->aux));
-  RolloutRunner runner(env_, splitmix64(welcome->aux + 1));
+  const std::unique_ptr<Learner> learner =
+      find_learner(options_.a3c.algorithm).make(LearnerSetup{options_.a3c, envs_, welcome->aux, vector_.get()});
   say("agent " + std::to_string(result.agent_id) + " joined at version " + std::to_string(version));
-
-  const auto report = [&](const std::vector<EpisodeStats>& finished) {
-    for (const EpisodeStats& e : finished) {
-      send(socket_, Message{MessageType::Episode, result.agent_id, version, 0, episode_values(e)});
-      ++result.episodes;
-    }
-  };
-  // Pushes one gradient and takes the server's answer; false when training is over for this agent.
-  const auto push = [&](const GradientResult& g) {
-    send(socket_, Message{MessageType::Gradient, result.agent_id, version, 0, g.gradient});
-    ++result.gradients_pushed;
-    const std::optional<Message> answer = await_reply(socket_, count, options_.a3c.reply_timeout_s);
-    if (!answer) {
-      result.exit = AgentExit::ServerTimeout;
-      return false;
-    }
-    if (answer->type == MessageType::Stop) {
-      result.exit = AgentExit::Stopped;
-      return false;
-    }
-    if (answer->values.size() == count) {  // otherwise not ours to use: keep the old parameters
-      set_flat_parameters(net, answer->values);
-      version = answer->params_version;
-    }
-    return true;
-  };
-  bool going = true;
-  while (going) {
-    if (options_.a3c.algorithm == Algorithm::A3c) {
-      const Rollout rollout = runner.collect(net, options_.a3c.n_steps, rng);
-      report(rollout.finished);
-      going = push(rollout_gradient(net, rollout, options_.a3c));
-      continue;
-    }
-    // PPO: one rollout, then ppo_epochs shuffled passes of minibatch gradients over it, each pushed
-    // and answered with the server's newest parameters (the clip bounds how far they move from the
-    // collecting policy, whose log-probabilities the rollout holds).
-    const PpoRollout rollout = runner.collect_steps(net, options_.a3c.ppo_rollout_steps, rng);
-    report(rollout.finished);
-    const NStepTargets targets = ppo_targets(net, rollout, options_.a3c);
-    std::vector<std::size_t> order(rollout.observations.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    for (int epoch = 0; epoch < options_.a3c.ppo_epochs && going; ++epoch) {
-      for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[static_cast<std::size_t>(rng() % i)]);
-      for (std::size_t start = 0; start < order.size() && going; start += static_cast<std::size_t>(options_.a3c.ppo_minibatch)) {
-        const std::size_t end = std::min(order.size(), start + static_cast<std::size_t>(options_.a3c.ppo_minibatch));
-        going = push(ppo_gradient(net, rollout, targets, std::vector<std::size_t>(order.begin() + static_cast<std::ptrdiff_t>(start),
-                                                                                 order.begin() + static_cast<std::ptrdiff_t>(end)),
-                                  options_.a3c));
-      }
-    }
-  }
-  result.env_steps = runner.steps();
+  ServerLink link(socket_, net, result, version, options_.a3c.reply_timeout_s);
+  learner->learn(net, link);
+  result.env_steps = learner->env_steps();
   result.last_params_version = version;
   try {
     send(socket_, Message{MessageType::Bye, result.agent_id, version, 0, {}});

@@ -278,8 +278,15 @@ void ParameterServer::handle(const std::string& identity, const Message& m, bool
       return;
     }
     case MessageType::Episode: {
-      ++episodes_;
-      recent_.push_back(episode_from_values(m.values));
+      const std::vector<EpisodeStats> finished = episodes_from_values(m.values);
+      if (finished.empty()) {
+        ++drops_.malformed;
+        return;
+      }
+      for (const EpisodeStats& e : finished) {
+        ++episodes_;
+        recent_.push_back(e);
+      }
       while (static_cast<int>(recent_.size()) > options_.a3c.stats_window) recent_.pop_front();
       return;
     }

@@ -89,15 +89,37 @@ std::vector<float> episode_values(const EpisodeStats& s) {
           static_cast<float>(s.clock_ms)};
 }
 
-EpisodeStats episode_from_values(const std::vector<float>& v) {
+std::vector<float> episode_values(const std::vector<EpisodeStats>& episodes) {
+  std::vector<float> out;
+  out.reserve(episodes.size() * kEpisodeValues);
+  for (const EpisodeStats& e : episodes) {
+    const std::vector<float> one = episode_values(e);
+    out.insert(out.end(), one.begin(), one.end());
+  }
+  return out;
+}
+
+namespace {
+
+EpisodeStats episode_at(const float* v) {
   EpisodeStats s;
-  if (v.size() != 5) return s;
   s.total_reward = v[0];
   s.epochs = static_cast<int>(v[1]);
   s.reached_target = v[2] > 0.5f;
   if (v[3] >= 0) s.time_to_target_ms = v[3];
   s.clock_ms = v[4];
   return s;
+}
+
+}  // namespace
+
+EpisodeStats episode_from_values(const std::vector<float>& v) { return v.size() == kEpisodeValues ? episode_at(v.data()) : EpisodeStats{}; }
+
+std::vector<EpisodeStats> episodes_from_values(const std::vector<float>& v) {
+  std::vector<EpisodeStats> out;
+  if (v.empty() || v.size() % kEpisodeValues != 0) return out;
+  for (std::size_t i = 0; i < v.size(); i += kEpisodeValues) out.push_back(episode_at(v.data() + i));
+  return out;
 }
 
 }  // namespace agents

@@ -35,7 +35,7 @@ enum class MessageType : std::uint16_t {
   Welcome = 2,   // server -> agent: agent id, seed in aux, parameters in values
   Gradient = 3,  // agent -> server: flat gradient computed at params version
   Params = 4,    // server -> agent: the current parameters (the reply to every gradient)
-  Episode = 5,   // agent -> server: one finished episode (EpisodeStats as 5 values), no reply
+  Episode = 5,   // agent -> server: finished episodes (EpisodeStats as 5 values each, n >= 1 of them), no reply
   Stop = 6,      // server -> agent: training is over (or the agent was refused); leave
   Bye = 7,       // agent -> server: leaving
 };
@@ -68,9 +68,13 @@ std::vector<char> encode(const Message& message);
 // max_values bounds `count` (the server passes its network's parameter count).
 Decoded decode(const void* data, std::size_t size, std::size_t max_values);
 
-// Episode statistics <-> values (5 floats: reward, epochs, reached, time to target (NaN allowed
-// only here, encoded as -1), clock).
+// Episode statistics <-> values (5 floats per episode: reward, epochs, reached, time to target
+// (NaN allowed only here, encoded as -1), clock), several episodes one after the other.
+inline constexpr std::size_t kEpisodeValues = 5;
 std::vector<float> episode_values(const EpisodeStats& stats);
-EpisodeStats episode_from_values(const std::vector<float>& values);
+std::vector<float> episode_values(const std::vector<EpisodeStats>& episodes);
+EpisodeStats episode_from_values(const std::vector<float>& values);  // exactly 5 values
+// Empty when the count is 0 or not a multiple of 5 (a malformed message).
+std::vector<EpisodeStats> episodes_from_values(const std::vector<float>& values);
 
 }  // namespace agents

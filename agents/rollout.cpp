@@ -7,14 +7,20 @@
 #include "agents/policy_file.hpp"
 #include "agents/ppo_loss.hpp"
 #include "agents/returns.hpp"
+#include "common/splitmix64.hpp"
 
 namespace agents {
 
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
+std::uint64_t splitmix64(std::uint64_t x) { return common::splitmix64(x); }
+
+void add_step(EpisodeStats& stats, double reward, const orchestra::StepInfo& info) {
+  stats.total_reward += reward;
+  stats.epochs = info.epoch;
+  stats.clock_ms = info.clock_ms;
+  if (info.reached_target && !stats.reached_target) {
+    stats.reached_target = true;
+    stats.time_to_target_ms = info.clock_ms;
+  }
 }
 
 RolloutRunner::RolloutRunner(orchestra::BarrierEnv& env, std::uint64_t base_seed, std::uint64_t first_episode)
@@ -45,13 +51,7 @@ RolloutRunner::Taken RolloutRunner::take_step(ActorCritic& net, std::mt19937_64&
   t.step = env_.step(static_cast<int>(orchestra::action_from_index(t.action_index)));
   ++steps_;
   observation_ = t.step.observation;
-  current_.total_reward += t.step.reward;
-  current_.epochs = t.step.info.epoch;
-  current_.clock_ms = t.step.info.clock_ms;
-  if (t.step.info.reached_target && !current_.reached_target) {
-    current_.reached_target = true;
-    current_.time_to_target_ms = t.step.info.clock_ms;
-  }
+  add_step(current_, t.step.reward, t.step.info);
   if (t.step.terminated || t.step.truncated) {
     finished.push_back(current_);
     running_ = false;
@@ -147,14 +147,18 @@ NStepTargets ppo_targets(ActorCritic& net, const PpoRollout& rollout, const A3cO
     bootstrap = net->forward(torch::from_blob(next.data(), {1, static_cast<std::int64_t>(next.size())}, torch::kFloat)).value.item<double>();
   }
   NStepTargets t = gae_targets(rollout.rewards, rollout.values, rollout.dones, bootstrap, options.gamma, options.gae_lambda);
-  // Normalized advantages: one scale for the policy's step whatever the reward's units.
-  double mean = 0, square = 0;
-  for (double a : t.advantages) mean += a;
-  mean /= static_cast<double>(t.advantages.size());
-  for (double a : t.advantages) square += (a - mean) * (a - mean);
-  const double sd = std::sqrt(square / static_cast<double>(t.advantages.size()));
-  for (double& a : t.advantages) a = (a - mean) / (sd + 1e-8);
+  normalize_advantages(t.advantages);
   return t;
+}
+
+void normalize_advantages(std::vector<double>& advantages) {
+  // One scale for the policy's step whatever the reward's units.
+  double mean = 0, square = 0;
+  for (double a : advantages) mean += a;
+  mean /= static_cast<double>(advantages.size());
+  for (double a : advantages) square += (a - mean) * (a - mean);
+  const double sd = std::sqrt(square / static_cast<double>(advantages.size()));
+  for (double& a : advantages) a = (a - mean) / (sd + 1e-8);
 }
 
 GradientResult ppo_gradient(ActorCritic& net, const PpoRollout& rollout, const NStepTargets& targets, const std::vector<std::size_t>& indices,

@@ -24,6 +24,9 @@ struct EpisodeStats {
   double clock_ms = 0;                                                  // clock at the end
 };
 
+// Adds one step's reward and info to the running episode's statistics.
+void add_step(EpisodeStats& stats, double reward, const orchestra::StepInfo& info);
+
 struct Rollout {
   std::vector<std::vector<float>> observations;  // s_i
   std::vector<int> action_indices;               // a_i as network output index (0: -1, 1: 0, 2: +1)
@@ -96,13 +99,15 @@ GradientResult rollout_gradient(ActorCritic& net, const Rollout& rollout, const 
 // PPO's targets for a rollout: GAE (returns.hpp) from the recorded values, bootstrapped from
 // V(next_observation) under `net`, advantages then normalized to mean 0 and sd 1 over the rollout.
 NStepTargets ppo_targets(ActorCritic& net, const PpoRollout& rollout, const A3cOptions& options);
+// In place: mean 0 and sd 1 (+1e-8) over the samples.
+void normalize_advantages(std::vector<double>& advantages);
 
 // The gradient of the PPO loss (ppo_loss.hpp) on the rollout's samples `indices`, clipped like
 // rollout_gradient's. Leaves the gradients in `net` as well.
 GradientResult ppo_gradient(ActorCritic& net, const PpoRollout& rollout, const NStepTargets& targets,
                             const std::vector<std::size_t>& indices, const A3cOptions& options);
 
-// SplitMix64 (Steele et al. 2014): decorrelates seeds that differ by one.
+// SplitMix64 (Steele et al. 2014): decorrelates seeds that differ by one (common/splitmix64.hpp).
 std::uint64_t splitmix64(std::uint64_t x);
 
 }  // namespace agents

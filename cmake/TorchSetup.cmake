@@ -56,6 +56,8 @@ if(ORCHESTRA_TORCH_ROOT)
   # would drop it (TorchConfig.cmake does the same with -Wl,--no-as-needed).
   add_link_options("LINKER:--no-as-needed")
   set(TORCH_LIBRARIES orchestra_torch)
+  set(_torch_link_check_libraries ${_torch_libraries})
+  set(_torch_link_check_options "LINKER:--no-as-needed")
   message(STATUS "libtorch read directly from ${_torch_prefix} (CUDA: ${ORCHESTRA_TORCH_CUDA}, ${TORCH_CXX_FLAGS})")
 else()
   find_package(Torch REQUIRED)
@@ -64,7 +66,12 @@ else()
   if(CAFFE2_USE_CUDA OR TARGET torch_cuda)
     set(ORCHESTRA_TORCH_CUDA ON)
   endif()
+  set(_torch_link_check_libraries ${TORCH_LIBRARIES})
+  set(_torch_link_check_options "")
 endif()
+
+# libstdc++ wins over any copies of its symbols these libraries export (cmake/StdlibFirst.cmake).
+orchestra_require_stdlib_first(LIBRARIES ${_torch_link_check_libraries} LINK_OPTIONS ${_torch_link_check_options})
 
 # A libtorch built with the old C++ string ABI (PyTorch's pip wheels before 2.7 are) cannot link
 # with Debian's yaml-cpp and ZeroMQ, nor with this project's plain-C++ targets, which use the new one.
@@ -78,20 +85,42 @@ endif()
 get_filename_component(_site_packages "${_torch_prefix}/.." ABSOLUTE)
 file(GLOB _pip_cuda_includes LIST_DIRECTORIES true "${_site_packages}/nvidia/*/include")
 
-# Gloo: libtorch's c10d headers include Gloo's. PyTorch 2.x installations ship them in their
-# include/ folder; Debian's are libgloo-dev's, in /usr/include.
+# Gloo: libtorch's c10d headers include Gloo's. Debian's libtorch is built against libgloo-dev's
+# (/usr/include, one of its include folders); a PyTorch installation that ships them has them in
+# its include/; pip's wheels ship none. Headers from elsewhere (Debian's libgloo-dev, which
+# scripts/gpu_deps.sh carries, or -DORCHESTRA_GLOO_INCLUDE_DIR) are used only after
+# cmake/GlooHeaders.cmake found that our ProcessGroupGloo source, compiled against them, contains and
+# calls no Gloo code; otherwise Gloo is compiled out, with that reason. ORCHESTRA_CHECK_GLOO_HEADERS
+# runs the same check on headers that come with libtorch.
+include(${CMAKE_CURRENT_LIST_DIR}/GlooHeaders.cmake)
+option(ORCHESTRA_CHECK_GLOO_HEADERS "Check Gloo's headers against libtorch even when they come with it" OFF)
+find_file(ORCHESTRA_PROCESS_GROUP_GLOO_HEADER torch/csrc/distributed/c10d/ProcessGroupGloo.hpp HINTS ${TORCH_INCLUDE_DIRS} NO_DEFAULT_PATH)
 find_path(ORCHESTRA_GLOO_INCLUDE_DIR gloo/algorithm.h HINTS ${TORCH_INCLUDE_DIRS})
-if(ORCHESTRA_GLOO_INCLUDE_DIR)
-  set(ORCHESTRA_HAVE_GLOO 1)
-  set(ORCHESTRA_NO_GLOO_REASON "")
-  if(NOT ORCHESTRA_GLOO_INCLUDE_DIR IN_LIST TORCH_INCLUDE_DIRS AND NOT _torch_prefix MATCHES "^/usr")
-    message(WARNING "Gloo's headers come from ${ORCHESTRA_GLOO_INCLUDE_DIR}, not from this libtorch (${_torch_prefix}): "
-                    "if its Gloo differs, c10d_communicator.cpp may not compile; then remove libgloo-dev or use a PyTorch that ships them")
-  endif()
+set(ORCHESTRA_HAVE_GLOO 0)
+set(ORCHESTRA_NO_GLOO_REASON "")
+if(NOT ORCHESTRA_PROCESS_GROUP_GLOO_HEADER)
+  set(ORCHESTRA_NO_GLOO_REASON "this libtorch (${_torch_prefix}) has no c10d ProcessGroupGloo.hpp")
+elseif(NOT ORCHESTRA_GLOO_INCLUDE_DIR)
+  set(ORCHESTRA_NO_GLOO_REASON "this build was configured without Gloo's headers (gloo/algorithm.h: install libgloo-dev, or use scripts/gpu_deps.sh's prefix; README \"With a GPU\")")
+elseif(ORCHESTRA_GLOO_INCLUDE_DIR IN_LIST TORCH_INCLUDE_DIRS AND NOT ORCHESTRA_CHECK_GLOO_HEADERS)
+  set(ORCHESTRA_HAVE_GLOO 1)  # libtorch's own
+  message(STATUS "Gloo headers: ${ORCHESTRA_GLOO_INCLUDE_DIR}, among this libtorch's include folders")
 else()
-  set(ORCHESTRA_HAVE_GLOO 0)
-  set(ORCHESTRA_NO_GLOO_REASON "this build was configured without Gloo's headers (gloo/algorithm.h: install libgloo-dev, or use a libtorch that ships them)")
-  message(WARNING "c10d's Gloo backend is compiled out: gloo/algorithm.h not found beside ${_torch_prefix} nor in the system")
+  orchestra_check_gloo_headers(_gloo_fits _gloo_reason SOURCE "${PROJECT_SOURCE_DIR}/env/real/gloo_process_group.cpp"
+                               GLOO_INCLUDE_DIR "${ORCHESTRA_GLOO_INCLUDE_DIR}" TORCH_HEADER "${ORCHESTRA_PROCESS_GROUP_GLOO_HEADER}")
+  if(_gloo_fits)
+    set(ORCHESTRA_HAVE_GLOO 1)
+    message(STATUS "Gloo headers: ${ORCHESTRA_GLOO_INCLUDE_DIR}, checked against this libtorch's c10d: ${_gloo_reason}")
+  else()
+    string(REGEX REPLACE "\n.*" "" _first "${_gloo_reason}")
+    set(ORCHESTRA_NO_GLOO_REASON "the Gloo headers found (${ORCHESTRA_GLOO_INCLUDE_DIR}) do not fit this libtorch: ${_first} (see configure's output)")
+    string(REPLACE "\n" "\n  " _gloo_reason "  ${_gloo_reason}")
+    message(WARNING "c10d's Gloo backend is compiled out: the Gloo headers in ${ORCHESTRA_GLOO_INCLUDE_DIR} do not fit "
+                    "${_torch_prefix} (cmake/GlooHeaders.cmake):\n${_gloo_reason}")
+  endif()
+endif()
+if(NOT ORCHESTRA_HAVE_GLOO AND ORCHESTRA_NO_GLOO_REASON MATCHES "without Gloo's headers|has no c10d")
+  message(WARNING "c10d's Gloo backend is compiled out: ${ORCHESTRA_NO_GLOO_REASON}")
 endif()
 
 # NCCL: a CUDA libtorch, and the CUDA runtime's and NCCL's headers for ProcessGroupNCCL.hpp.

@@ -9,9 +9,11 @@
 #                                            scripts/gpu_check.sh PREFIX
 #
 # What is fetched: the headers, CMake files and libraries of yaml-cpp, ZeroMQ (and the libraries
-# libzmq5 links), cppzmq, nlohmann-json, doctest and zlib, and the Fashion-MNIST data. Not libtorch
-# (the machine's PyTorch is used) and not libgloo-dev (PyTorch 2.x ships Gloo's headers itself,
-# and two different Gloo versions must not meet in one build).
+# libzmq5 links), cppzmq, nlohmann-json, doctest and zlib, Gloo's headers (libgloo-dev: headers
+# only, no library is carried or linked) and the Fashion-MNIST data. Not libtorch: the machine's
+# PyTorch is used. A pip PyTorch ships no gloo/ headers; configure uses these only after checking
+# that the toolkit's ProcessGroupGloo source compiled against them holds and calls no Gloo code, so
+# that only the Gloo inside libtorch runs (cmake/GlooHeaders.cmake, README "With a GPU").
 set -euo pipefail
 
 PACKAGES=(
@@ -21,6 +23,7 @@ PACKAGES=(
   nlohmann-json3-dev
   doctest-dev
   zlib1g-dev zlib1g
+  libgloo-dev
   dataset-fashion-mnist
 )
 

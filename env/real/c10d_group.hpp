@@ -9,6 +9,7 @@
 #include <torch/csrc/distributed/c10d/Work.hpp>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "env/real/c10d_communicator.hpp"
@@ -45,5 +46,8 @@ class C10dGroupOf final : public C10dGroup {
 struct C10dStore {
   c10::intrusive_ptr<c10d::Store> store;
 };
+
+// Whether `host` names this machine's loopback interface (the Gloo device then binds to it).
+inline bool is_loopback(const std::string& host) { return host == "localhost" || host.rfind("127.", 0) == 0; }
 
 }  // namespace env

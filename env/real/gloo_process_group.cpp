@@ -1,19 +1,16 @@
-// c10d's ProcessGroupGloo (the `gloo` row of c10d_backend_registry.cpp), in a source of its own:
-// c10d's header hides it behind USE_C10D_GLOO, which CMake sets here where this build has Gloo's
-// headers (ORCHESTRA_HAVE_GLOO, cmake/TorchSetup.cmake), and compiles the source only then.
+// c10d's ProcessGroupGloo (the `gloo` row of c10d_backend_registry.cpp), in a source of its own: its
+// header includes Gloo's headers, which a pip PyTorch does not ship, so configure may take them from
+// elsewhere (Debian's libgloo-dev) after checking this very file against them
+// (cmake/GlooHeaders.cmake): compiled with them, it must hold no code of Gloo's and depend on no
+// Gloo class's layout, only on libtorch's own ProcessGroupGloo (whose object, devices and contexts
+// libtorch builds and destroys). CMake compiles it only where ORCHESTRA_HAVE_GLOO.
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
 #include <cstdlib>
 
-#include "env/real/c10d_communicator.hpp"
 #include "env/real/c10d_group.hpp"
 
 namespace env {
-namespace {
-
-bool is_loopback(const std::string& host) { return host == "localhost" || host.rfind("127.", 0) == 0; }
-
-}  // namespace
 
 std::unique_ptr<C10dGroup> make_gloo_group(const C10dStore& store, const RendezvousSpec& spec) {
   auto options = c10d::ProcessGroupGloo::Options::create(spec.timeout);

@@ -22,7 +22,7 @@ double ms_since(Clock::time_point start) { return std::chrono::duration<double, 
 RealWorker::RealWorker(const RealWorkerSpec& spec, std::shared_ptr<const DatasetPair> data, Communicator& comm)
     : spec_(spec), data_(std::move(data)), comm_(comm), order_(data_ ? data_->train.size() : 0, derive_seed(spec.seed, 2), true) {
   if (!data_) throw std::invalid_argument("a real run needs a dataset");
-  prepare_device(spec_.device);
+  prepare_device(spec_.device, spec_.training.tf32);
   data_ = place_on(data_, spec_.device);
   if (spec_.training.timing_only) throw std::invalid_argument("a real run trains for real: training.timing_only must be false");
   if (spec_.cluster.num_workers() != comm_.world_size())

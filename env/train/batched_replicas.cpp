@@ -80,14 +80,17 @@ struct SlotLosses {
   torch::Tensor losses;           // [who.size()], on the device
 };
 
-void read_losses(const std::vector<SlotLosses>& pending, std::vector<std::vector<double>>& losses) {
-  if (pending.empty()) return;
+// pending[j]: job j's slots; losses[j][worker]: its steps' losses, appended in slot order.
+void read_losses(const std::vector<std::vector<SlotLosses>>& pending, std::vector<std::vector<std::vector<double>>>& losses) {
   std::vector<torch::Tensor> parts;
-  for (const auto& p : pending) parts.push_back(p.losses);
+  for (const auto& job : pending)
+    for (const auto& p : job) parts.push_back(p.losses);
+  if (parts.empty()) return;
   const torch::Tensor all = torch::cat(parts).to(torch::kCPU, torch::kDouble);  // one transfer for the round
   const double* value = all.data_ptr<double>();
-  for (const auto& p : pending)
-    for (const std::int64_t worker : p.who) losses[static_cast<std::size_t>(worker)].push_back(*value++);
+  for (std::size_t j = 0; j < pending.size(); ++j)
+    for (const auto& p : pending[j])
+      for (const std::int64_t worker : p.who) losses[j][static_cast<std::size_t>(worker)].push_back(*value++);
 }
 
 }  // namespace
@@ -149,23 +152,40 @@ StackedGradients BatchedReplicaSet::gradients(const std::vector<torch::Tensor>& 
 
 void BatchedReplicaSet::sgd_update(const std::vector<std::int64_t>& who, const std::vector<torch::Tensor>& grads) {
   torch::NoGradGuard no_grad;
-  const auto wd = static_cast<float>(optimizer_.weight_decay), mu = static_cast<float>(optimizer_.momentum),
-             lr = static_cast<float>(optimizer_.lr);
-  torch::Tensor index;  // the stepping rows, on a GPU: sent once for every parameter
-  for (std::size_t k = 0; k < params_.size(); ++k) {
-    if (device_.is_cpu()) {
-      // torch::optim::SGD's arithmetic (d = g + wd p; buf = mu buf + d, which a zero buffer makes
-      // d at the first step; p = p - lr buf) in one pass per stepping replica instead of four
-      // passes over the whole stack; the other replicas' memory is not touched at all.
+  if (device_.is_cpu()) {
+    // torch::optim::SGD's arithmetic (d = g + wd p; buf = mu buf + d, which a zero buffer makes d
+    // at the first step; p = p - lr buf) in one pass per stepping replica instead of four passes
+    // over the whole stack; the other replicas' memory is not touched at all.
+    const auto wd = static_cast<float>(optimizer_.weight_decay), mu = static_cast<float>(optimizer_.momentum),
+               lr = static_cast<float>(optimizer_.lr);
+    for (std::size_t k = 0; k < params_.size(); ++k) {
       const torch::Tensor g = grads[k].contiguous();
       const std::int64_t size = params_[k].numel() / num_workers_;
       for (std::size_t r = 0; r < who.size(); ++r)
         sgd_momentum_pass(params_[k].data_ptr<float>() + who[r] * size, momentum_[k].data_ptr<float>() + who[r] * size,
                           g.data_ptr<float>() + static_cast<std::int64_t>(r) * size, size, lr, mu, wd);
-      continue;
     }
-    // Other devices: the same update as tensor operations on the stepping rows.
-    if (!index.defined()) index = to_device(torch::tensor(who, torch::kInt64), device_);
+    return;
+  }
+  const auto count = static_cast<std::int64_t>(who.size());
+  if (who.back() - who.front() + 1 == count) {
+    // Other devices, a contiguous range of rows (the usual slot: every worker steps): the same
+    // update on views of those rows, every parameter in each of four multi-tensor kernels instead
+    // of eight kernels per parameter: on a GPU a small model's slot is bound by kernel launches.
+    std::vector<torch::Tensor> p, m;
+    for (std::size_t k = 0; k < params_.size(); ++k) {
+      p.push_back(params_[k].narrow(0, who.front(), count));
+      m.push_back(momentum_[k].narrow(0, who.front(), count));
+    }
+    const std::vector<torch::Tensor> d = torch::_foreach_add(grads, p, optimizer_.weight_decay);  // d = g + wd p
+    torch::_foreach_mul_(m, optimizer_.momentum);                                                 // buf = mu buf + d
+    torch::_foreach_add_(m, d);
+    torch::_foreach_add_(p, m, -optimizer_.lr);  // p = p - lr buf
+    return;
+  }
+  // Other devices, scattered rows: the same update on copies of the stepping rows, written back.
+  const torch::Tensor index = to_device(torch::tensor(who, torch::kInt64), device_);
+  for (std::size_t k = 0; k < params_.size(); ++k) {
     const torch::Tensor p = params_[k].index_select(0, index), m = momentum_[k].index_select(0, index);
     m.mul_(optimizer_.momentum).add_(grads[k].add(p, optimizer_.weight_decay));
     p.add_(m, -optimizer_.lr);
@@ -190,52 +210,120 @@ double BatchedReplicaSet::gradient_step(const Dataset& train, const std::vector<
 }
 
 std::vector<double> BatchedReplicaSet::local_steps(const Dataset& train, const std::vector<std::vector<IndexSpan>>& batches) {
-  if (others_stale_) make_all_equal_to_first();
-  const auto n = static_cast<std::size_t>(num_workers_);
-  if (batches.size() != n) throw std::invalid_argument("local_steps: one list of batches per worker");
+  return local_steps_together({{this, &train, &batches}})[0];
+}
+
+std::vector<std::vector<double>> BatchedReplicaSet::local_steps_together(const std::vector<LocalStepsJob>& jobs) {
+  if (jobs.empty()) return {};
+  BatchedReplicaSet& first = *jobs[0].replicas;
   std::size_t slots = 0;
-  for (const auto& b : batches) slots = std::max(slots, b.size());
-  std::vector<std::vector<double>> losses(n);
-  std::vector<SlotLosses> pending;  // off the CPU: read after the round
+  for (const auto& job : jobs) {
+    BatchedReplicaSet& set = *job.replicas;
+    if (set.kind_ != first.kind_ || set.device_ != first.device_ || set.params_.size() != first.params_.size())
+      throw std::invalid_argument("local_steps_together: the replica sets must hold the same model on the same device");
+    for (std::size_t k = 0; k < set.params_.size(); ++k)
+      if (!set.params_[k].sizes().slice(1).equals(first.params_[k].sizes().slice(1)))
+        throw std::invalid_argument("local_steps_together: the replica sets must hold the same model (parameter shapes differ)");
+    if (job.batches->size() != static_cast<std::size_t>(set.num_workers_))
+      throw std::invalid_argument("local_steps: one list of batches per worker");
+    if (set.others_stale_) set.make_all_equal_to_first();
+    for (const auto& b : *job.batches) slots = std::max(slots, b.size());
+  }
+  const torch::Device device = first.device_;
+  // One data set for every job (the usual case: environments share one copy) is gathered with one
+  // index; otherwise job by job.
+  bool shared_data = true;
+  for (const auto& job : jobs)
+    shared_data = shared_data && job.train->images.data_ptr() == jobs[0].train->images.data_ptr() &&
+                  job.train->labels.data_ptr() == jobs[0].train->labels.data_ptr();
+  std::vector<std::vector<std::vector<double>>> losses(jobs.size());  // [job][worker] -> step losses
+  for (std::size_t j = 0; j < jobs.size(); ++j) losses[j].resize(jobs[j].batches->size());
+  std::vector<std::vector<SlotLosses>> pending(jobs.size());  // off the CPU: read after the round
   for (std::size_t s = 0; s < slots; ++s) {
-    std::vector<std::int64_t> who;  // the workers with a step in this slot, in order
-    std::int64_t widest = 1;
-    for (std::size_t i = 0; i < n; ++i)
-      if (s < batches[i].size() && batches[i][s].size > 0) {
-        who.push_back(static_cast<std::int64_t>(i));
-        widest = std::max(widest, batches[i][s].size);
-      }
-    if (who.empty()) continue;
-    // Row r holds worker who[r]'s samples; the rest of the row repeats one of them with weight 0.
-    std::vector<std::int64_t> index(who.size() * static_cast<std::size_t>(widest));
-    std::vector<float> weight(index.size(), 0.0f);
-    for (std::size_t r = 0; r < who.size(); ++r) {
-      const IndexSpan span = batches[static_cast<std::size_t>(who[r])][s];
-      const auto row = index.begin() + static_cast<std::ptrdiff_t>(r * static_cast<std::size_t>(widest));
-      std::copy(span.data, span.data + span.size, row);
-      std::fill(row + span.size, row + widest, span.data[0]);
-      const auto weights = weight.begin() + static_cast<std::ptrdiff_t>(r * static_cast<std::size_t>(widest));
-      std::fill(weights, weights + span.size, 1.0f / static_cast<float>(span.size));
+    // The workers with a step in this slot, job by job, in order; every row padded to the widest batch.
+    std::vector<std::vector<std::int64_t>> who(jobs.size());
+    std::int64_t widest = 1, rows_in_slot = 0;
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      const auto& batches = *jobs[j].batches;
+      for (std::size_t i = 0; i < batches.size(); ++i)
+        if (s < batches[i].size() && batches[i][s].size > 0) {
+          who[j].push_back(static_cast<std::int64_t>(i));
+          widest = std::max(widest, batches[i][s].size);
+        }
+      rows_in_slot += static_cast<std::int64_t>(who[j].size());
     }
+    if (rows_in_slot == 0) continue;
+    // Row r holds one worker's samples; the rest of the row repeats one of them with weight 0.
+    std::vector<std::int64_t> index(static_cast<std::size_t>(rows_in_slot * widest));
+    std::vector<float> weight(index.size(), 0.0f);
+    std::size_t row = 0;
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+      for (const std::int64_t worker : who[j]) {
+        const IndexSpan span = (*jobs[j].batches)[static_cast<std::size_t>(worker)][s];
+        const auto at = index.begin() + static_cast<std::ptrdiff_t>(row * static_cast<std::size_t>(widest));
+        std::copy(span.data, span.data + span.size, at);
+        std::fill(at + span.size, at + widest, span.data[0]);
+        const auto w = weight.begin() + static_cast<std::ptrdiff_t>(row * static_cast<std::size_t>(widest));
+        std::fill(w, w + span.size, 1.0f / static_cast<float>(span.size));
+        ++row;
+      }
+    torch::Tensor inputs, targets;
+    const torch::Tensor all_rows = to_device(torch::tensor(index, torch::kInt64), device);
+    if (shared_data) {
+      inputs = jobs[0].train->images.index_select(0, all_rows);
+      targets = jobs[0].train->labels.index_select(0, all_rows);
+    } else {
+      std::vector<torch::Tensor> image_parts, label_parts;
+      std::int64_t offset = 0;
+      for (std::size_t j = 0; j < jobs.size(); ++j) {
+        const std::int64_t count = static_cast<std::int64_t>(who[j].size()) * widest;
+        if (count == 0) continue;
+        const torch::Tensor part = all_rows.narrow(0, offset, count);
+        image_parts.push_back(jobs[j].train->images.index_select(0, part));
+        label_parts.push_back(jobs[j].train->labels.index_select(0, part));
+        offset += count;
+      }
+      inputs = torch::cat(image_parts);
+      targets = torch::cat(label_parts);
+    }
+    std::vector<std::int64_t> shape{rows_in_slot, widest};
+    for (std::int64_t d = 1; d < inputs.dim(); ++d) shape.push_back(inputs.size(d));
     // Only the replicas that step are computed: Orchestra's fast workers take several times the
     // slow ones' steps, and the tail of a round would otherwise compute idle replicas.
-    const torch::Tensor rows = to_device(torch::tensor(index, torch::kInt64), device_);
-    const torch::Tensor inputs = train.images.index_select(0, rows);
-    std::vector<std::int64_t> shape{static_cast<std::int64_t>(who.size()), widest};
-    for (std::int64_t d = 1; d < inputs.dim(); ++d) shape.push_back(inputs.size(d));
-    const StackedGradients g =
-        gradients(rows_of(who), inputs.view(shape), train.labels.index_select(0, rows), to_device(torch::tensor(weight), device_));
-    sgd_update(who, g.grads);
-    if (!device_.is_cpu()) {
-      pending.push_back({std::move(who), g.losses});
-      continue;
+    std::vector<std::vector<torch::Tensor>> rows_by_job;
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+      if (!who[j].empty()) rows_by_job.push_back(jobs[j].replicas->rows_of(who[j]));
+    std::vector<torch::Tensor> rows = rows_by_job[0];
+    if (rows_by_job.size() > 1)
+      for (std::size_t k = 0; k < rows.size(); ++k) {
+        std::vector<torch::Tensor> parts;
+        for (const auto& r : rows_by_job) parts.push_back(r[k]);
+        rows[k] = torch::cat(parts);
+      }
+    const StackedGradients g = first.gradients(rows, inputs.view(shape), targets, to_device(torch::tensor(weight), device));
+    // Each job's rows of the gradients, to its own optimizer.
+    std::int64_t offset = 0;
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      if (who[j].empty()) continue;
+      const auto count = static_cast<std::int64_t>(who[j].size());
+      std::vector<torch::Tensor> grads;
+      for (const auto& grad : g.grads) grads.push_back(rows_by_job.size() > 1 ? grad.narrow(0, offset, count) : grad);
+      jobs[j].replicas->sgd_update(who[j], grads);
+      const torch::Tensor job_losses = rows_by_job.size() > 1 ? g.losses.narrow(0, offset, count) : g.losses;
+      offset += count;
+      if (!device.is_cpu()) {
+        pending[j].push_back({std::move(who[j]), job_losses});
+        continue;
+      }
+      const torch::Tensor on_cpu = job_losses.to(torch::kCPU, torch::kDouble).contiguous();
+      for (std::size_t r = 0; r < who[j].size(); ++r)
+        losses[j][static_cast<std::size_t>(who[j][r])].push_back(on_cpu.data_ptr<double>()[r]);
     }
-    const torch::Tensor on_cpu = g.losses.to(torch::kCPU, torch::kDouble);
-    for (std::size_t r = 0; r < who.size(); ++r) losses[static_cast<std::size_t>(who[r])].push_back(on_cpu.data_ptr<double>()[r]);
   }
   read_losses(pending, losses);
-  std::vector<double> out;
-  for (const auto& l : losses) out.insert(out.end(), l.begin(), l.end());
+  std::vector<std::vector<double>> out(jobs.size());
+  for (std::size_t j = 0; j < jobs.size(); ++j)
+    for (const auto& l : losses[j]) out[j].insert(out[j].end(), l.begin(), l.end());
   return out;
 }
 

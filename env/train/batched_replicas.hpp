@@ -42,6 +42,19 @@ class BatchedReplicaSet : public WorkerReplicas {
   int num_workers() const override { return num_workers_; }
   double parameter_bytes() const override { return parameter_bytes_; }
 
+  // Several replica sets' local steps as one computation: slot s of every set's stepping workers is
+  // one stacked forward and backward (the sets' rows side by side, padded to the widest batch),
+  // then each set's own SGD update (its own learning rate and momentum). What each set computes is
+  // what its local_steps computes alone, up to floating-point reassociation (a wider batched
+  // product). The sets must hold the same model on the same device. This is how several
+  // environments (episodes) step as one on a GPU (step_batcher.hpp).
+  struct LocalStepsJob {
+    BatchedReplicaSet* replicas;
+    const Dataset* train;
+    const std::vector<std::vector<IndexSpan>>* batches;  // as local_steps takes them
+  };
+  static std::vector<std::vector<double>> local_steps_together(const std::vector<LocalStepsJob>& jobs);
+
  private:
   // The stacked parameters of replicas `who` (ascending): views or copies, read-only.
   std::vector<torch::Tensor> rows_of(const std::vector<std::int64_t>& who) const;

@@ -1,5 +1,7 @@
 #include "env/train/device.hpp"
 
+#include "env/train/float32_precision.hpp"
+
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/cuda.h>
 
@@ -58,8 +60,15 @@ torch::Device rank_device(const std::string& spec, int local_rank) {
   return torch::Device(torch::kCUDA, static_cast<torch::DeviceIndex>(local_rank % visible_gpus()));
 }
 
-void prepare_device(torch::Device device) {
+void prepare_device(torch::Device device, bool tf32) {
   if (!device.is_cuda()) return;
+  auto& context = at::globalContext();
+  // TF32 rounds float32 inputs to a 10-bit mantissa before the products (deterministic, but not
+  // float32): off by default, so that GPU runs stay comparable with CPU runs; "high" is PyTorch's
+  // name for TF32 in matrix products, "highest" for full float32.
+  context.setAllowTF32CuDNN(tf32);
+  context.setFloat32MatmulPrecision(tf32 ? "high" : "highest");  // states IEEE or TF32 for cuBLAS outright
+  state_cuda_convolution_precision(context, tf32);  // and for cuDNN, where "off" would otherwise be inherited
   static std::once_flag once;
   std::call_once(once, [] {
     // cuBLAS reads this when it creates its handle (the first matrix product on the GPU): with a
@@ -68,9 +77,6 @@ void prepare_device(torch::Device device) {
     auto& context = at::globalContext();
     context.setDeterministicCuDNN(true);  // convolutions: deterministic algorithms only ...
     context.setBenchmarkCuDNN(false);     // ... and the same one every run (no timing-based choice)
-    // TF32 (10-bit mantissa) is deterministic but not float32: keep GPU results comparable with the CPU's.
-    context.setAllowTF32CuDNN(false);
-    context.setFloat32MatmulPrecision("highest");
     // PyTorch's own deterministic mode is left off by default: every op this toolkit runs per step
     // is deterministic under the settings above (README "Determinism on a GPU"), and in warn-only
     // mode an op without a deterministic kernel would print a warning at every step.

@@ -31,11 +31,15 @@ std::string cuda_unavailable_reason();
 
 // Call before the first computation on `device`. For a CUDA device, once per process: the
 // determinism settings (what they do and do not guarantee: README "Determinism on a GPU"):
-// cuDNN deterministic algorithms and no benchmarking, no TF32 in cuBLAS or cuDNN, PyTorch's
-// deterministic algorithms (warning, not failing, where an op has none), and cuBLAS's fixed
-// workspace (CUBLAS_WORKSPACE_CONFIG=:4096:8 unless already set). Nothing on the CPU, whose
-// results stay as they were.
-void prepare_device(torch::Device device);
+// cuDNN deterministic algorithms and no benchmarking, and cuBLAS's fixed workspace
+// (CUBLAS_WORKSPACE_CONFIG=:4096:8 unless already set); PyTorch's deterministic algorithms only
+// with ORCHESTRA_CUDA_STRICT_DETERMINISM=1. And at every call the TF32 policy (runtime.tf32), for
+// cuDNN's convolutions and cuBLAS's matrix products alike: off, float32 stays float32 (GPU results
+// agree with the CPU's to float32 rounding); on, both round their inputs to TF32's 10-bit mantissa
+// on GPUs that have it (Ampere and later), faster and still deterministic. PyTorch's own defaults
+// differ between the two (cuDNN on, matmul off), hence one setting for both. It is libtorch's
+// process-wide state: the last call wins. Nothing on the CPU, whose results stay as they were.
+void prepare_device(torch::Device device, bool tf32 = false);
 
 // A small host tensor (sample indices, loss weights) on `device`. On the CPU it is returned as is;
 // on a GPU it goes through pinned memory without blocking, so sending a step's indices does not

@@ -25,12 +25,24 @@ struct TrainingSpec {
   int planned_epochs = 1;
   bool timing_only = false;   // no gradients: only the clock runs (cluster-scale what-if studies)
   std::string device = "cpu";  // runtime.device: cpu | cuda | cuda:N (device.hpp)
+  bool tf32 = false;           // runtime.tf32: TF32 for float32 convolutions and matrix products on a GPU (device.hpp)
   ReplicaMode replicas = ReplicaMode::Auto;  // runtime.replicas (worker_replicas.hpp)
+};
+
+class StepBatcher;
+
+// Vectorized environments (step_batcher.hpp): when `batcher` is set, this environment's local-SGD
+// rounds run merged with those of the other environments taking part (as member `member`), on
+// batched replicas; without it, or for a model that does not stack, it steps alone.
+struct StepBatching {
+  std::shared_ptr<StepBatcher> batcher;
+  int member = 0;
 };
 
 struct EnvSpec {
   SimulationSpec simulation;  // train_samples and message_bytes are filled in by the environment
   TrainingSpec training;
+  StepBatching batching;
 };
 
 // The simulated cluster of the run loop (RoundCluster) and the RL environment's substrate.
@@ -70,6 +82,7 @@ class LocalSgdEnv : public RoundCluster, private TrainingHooks {
   const Dataset& train_data() const { return placed_->train; }
 
   TrainingSpec training_;
+  StepBatching batching_;
   std::shared_ptr<const DatasetPair> data_;
   torch::Device device_ = torch::kCPU;
   std::shared_ptr<const DatasetPair> placed_;  // data_ on device_ (data_ itself on the CPU; device.hpp place_on)

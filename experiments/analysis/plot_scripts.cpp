@@ -333,15 +333,21 @@ Figure training_figure(const common::CsvTable& train, const std::string& name) {
   Figure f;
   f.name = name;
   f.title = "A3C training: " + train.source;
-  // Counters (episodes done, messages dropped) only grow; the curves are the other columns.
+  // Against episodes, the experience trained on: an update is one rollout of today's agents but K
+  // of an agent with a3c.envs_per_agent K, so updates would not compare runs (files without the
+  // column: the first one). Counters (episodes done, messages dropped) only grow; the curves are
+  // the other columns.
+  std::size_t x = 0;
+  for (std::size_t c = 0; c < train.columns.size(); ++c)
+    if (train.columns[c] == "episodes") x = c;
   std::vector<std::size_t> ys;
   for (std::size_t c = 1; c < train.columns.size(); ++c)
-    if (train.columns[c] != "episodes" && train.columns[c] != "dropped") ys.push_back(c);
-  if (ys.empty() && train.columns.size() > 1) ys.push_back(1);
+    if (c != x && train.columns[c] != "episodes" && train.columns[c] != "dropped") ys.push_back(c);
+  if (ys.empty() && train.columns.size() > 1) ys.push_back(x == 1 ? 0 : 1);
   if (ys.size() > 4) ys.resize(4);  // more panels would be unreadable
   std::string rows;
   for (std::size_t r = 0; r < train.rows.size(); ++r) {
-    rows += num(train.number(r, 0));
+    rows += num(train.number(r, x));
     for (const auto c : ys) rows += " " + num(train.number(r, c));
     rows += "\n";
   }
@@ -353,7 +359,7 @@ Figure training_figure(const common::CsvTable& train, const std::string& name) {
   for (std::size_t i = 0; i < ys.size(); ++i) {
     const std::string& column = train.columns[ys[i]];
     s << "set ylabel " << text(column) << "\n";
-    if (i + 1 == ys.size()) s << "set xlabel " << text(train.columns[0]) << "\n";
+    if (i + 1 == ys.size()) s << "set xlabel " << text(train.columns[x]) << "\n";
     s << plot_command({"$train using 1:" + std::to_string(i + 2) + " with lines lw 2 title " + text(column)});
     f.series.push_back(column);
   }

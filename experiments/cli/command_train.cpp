@@ -9,6 +9,7 @@
 
 #include "agents/agent_worker.hpp"
 #include "agents/curve_keys.hpp"
+#include "agents/learner.hpp"
 #include "agents/parameter_server.hpp"
 #include "agents/agent_processes.hpp"
 #include "experiments/cli/cli_args.hpp"
@@ -26,7 +27,8 @@ namespace {
 const char* kTrainHelp = R"(usage: orchestra train CONFIG [--out DIR] [--resume] [--agents K] [--updates N] [--quiet]
 
 Trains an A3C barrier policy (Orchestra Sec. 3.1.3): a parameter server on loopback and K agent
-processes, each with its own environment and seed, pushing gradients asynchronously over ZeroMQ.
+processes, each with its own environment (or a3c.envs_per_agent of them, stepped as one) and seed,
+pushing gradients asynchronously over ZeroMQ.
 Writes to DIR (default results/<name>/): policy.pt (load it with `policy: DIR/policy.pt` in an
 orchestra-a3c policy, or torch.load in Python), checkpoint.pt (every a3c.checkpoint_every updates
 and at the end), train.csv (update, episodes, mean reward, mean time to target, ...).
@@ -44,6 +46,13 @@ example:
   orchestra train configs/a3c_train.yaml --out results/a3c
 )";
 
+// The train help with the learners of the table (agents/learner.hpp) appended.
+std::string train_help() {
+  return std::string(kTrainHelp) +
+         "\nlearners (a3c.algorithm; each on one environment per agent, or on a3c.envs_per_agent stepped as one):\n" +
+         agents::learner_help();
+}
+
 const char* kServeHelp = R"(usage: orchestra serve CONFIG [--bind ENDPOINT] [--keys FILE] [--out DIR] [--resume] [--updates N] [--quiet]
 
 Runs only the A3C parameter server of `orchestra train`, for agents started by hand
@@ -58,7 +67,8 @@ example (two machines):
 
 const char* kAgentHelp = R"(usage: orchestra agent CONFIG --connect ENDPOINT [--index K] [--keys FILE] [--verbose]
 
-Runs one A3C agent against a parameter server: its environment is CONFIG's experiments[K mod n].
+Runs one A3C agent against a parameter server: its environment is CONFIG's experiments[K mod n]
+(with a3c.envs_per_agent E, its E environments are experiments[(K E + j) mod n], j < E).
 
 example:
   orchestra agent configs/a3c_train.yaml --connect tcp://127.0.0.1:5555 --index 1
@@ -198,9 +208,9 @@ void check_devices(const TrainConfig& config) {
 }  // namespace
 
 int command_train(const Args& args) {
-  const CommonFlags f = parse(args, kTrainHelp, {"--out", "--resume", "--agents", "--updates", "--quiet"});
+  const CommonFlags f = parse(args, train_help(), {"--out", "--resume", "--agents", "--updates", "--quiet"});
   if (f.help) {
-    std::cout << kTrainHelp;
+    std::cout << train_help();
     return 0;
   }
   const TrainConfig config = load_train_config(f.config);
@@ -248,14 +258,15 @@ int command_agent(const Args& args) {
   const TrainConfig config = load_train_config(f.config);
   check_devices(config);
   env::set_compute_threads(1);
-  const std::unique_ptr<orchestra::BarrierEnv> env = make_training_env(config, f.index);
   agents::AgentWorkerOptions options;
   options.a3c = config.a3c;
   options.connect = f.connect;
   if (!f.keys.empty()) options.curve = agents::read_curve_keys(f.keys);
   options.log = f.verbose ? &std::cout : nullptr;
   zmq::context_t context;
-  const agents::AgentResult r = agents::AgentWorker(context, options, *env).run();
+  const agents::AgentResult r = config.merge_episodes
+                                    ? agents::AgentWorker(context, options, make_merged_agent_envs(config)).run()
+                                    : agents::AgentWorker(context, options, make_agent_envs(config, f.index)).run();
   if (r.exit == agents::AgentExit::Stopped) return 0;
   std::cerr << "orchestra agent " << f.index << ": " << agents::to_string(r.exit) << " (" << f.connect << ")"
             << (r.exit == agents::AgentExit::ServerTimeout

@@ -31,6 +31,8 @@ const Command kCommands[] = {
      "orchestra evaluate pretrained/orchestra-a3c.pt configs/heldout/*.yaml --seeds 1-3", experiments::command_evaluate},
     {"learn a controller", "draw TRAIN_CONFIG", "clusters drawn from a training config's distribution, as configs (validation sets)",
      "orchestra draw configs/a3c_general.yaml --count 8 --out results/validation", experiments::command_draw},
+    {"learn a controller", "surrogate log|fit|fidelity", "the surrogate of training: log real rounds, fit it, measure its fidelity",
+     "orchestra surrogate fit results/rounds --out surrogate.json", experiments::command_surrogate},
     {"learn a controller", "serve CONFIG", "the A3C parameter server alone, for agents on other machines",
      "orchestra serve configs/a3c_train.yaml --bind tcp://0.0.0.0:5555 --keys keys.txt", experiments::command_serve},
     {"learn a controller", "agent CONFIG", "one A3C agent: --connect tcp://HOST:PORT",

@@ -1,5 +1,8 @@
 #include "experiments/config/config.hpp"
 
+#include "env/surrogate/surrogate_file.hpp"
+#include "env/train/workload_task.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -314,6 +317,34 @@ void read_policies(common::YamlReader& top, ExperimentConfig& cfg) {
   }
 }
 
+// runtime.training and runtime.surrogate: the surrogate is read now, so a missing or bad file, or
+// one fitted on another workload, stops the config before anything runs.
+void read_training_backend(common::YamlReader& runtime, ExperimentConfig& cfg) {
+  cfg.training_backend = runtime.option("training", TrainingBackend::Libtorch,
+                                        {{"libtorch", TrainingBackend::Libtorch}, {"surrogate", TrainingBackend::Surrogate}});
+  const std::string file = runtime.text("surrogate", "");
+  cfg.surrogate_source = runtime.raw("surrogate");
+  if (cfg.training_backend == TrainingBackend::Libtorch) {
+    if (!file.empty()) runtime.fail("surrogate", "is only read with training: surrogate (training is libtorch)");
+    return;
+  }
+  if (file.empty())
+    runtime.fail("training", "surrogate needs surrogate: FILE, a surrogate written by orchestra surrogate fit "
+                             "(e.g. pretrained/surrogate-controller-task.json)");
+  if (cfg.mode == ClusterMode::Real) runtime.fail("training", "surrogate models training on a simulated cluster; cluster.mode is real");
+  if (cfg.training.timing_only) runtime.fail("training", "surrogate trains nothing with training.timing_only: true; remove one of them");
+  std::filesystem::path path = file;
+  if (path.is_relative()) path = std::filesystem::path(cfg.file).parent_path() / path;  // like trace files: relative to the config
+  cfg.surrogate_file = path.lexically_normal().string();
+  try {
+    cfg.surrogate = env::read_surrogate(cfg.surrogate_file);
+  } catch (const common::DataError& e) {
+    runtime.fail("surrogate", e.what());
+  }
+  const std::string why = env::task_mismatch(cfg.surrogate->task, env::wanted_task(cfg.data, cfg.training, cfg.global_batch));
+  if (!why.empty()) runtime.fail("surrogate", cfg.surrogate_file + ": " + why);
+}
+
 }  // namespace
 
 ExperimentConfig parse_config(const std::string& text, const std::string& file) {
@@ -370,6 +401,8 @@ ExperimentConfig parse_config(const std::string& text, const std::string& file) 
   cfg.training.device = runtime.text("device", "cpu");  // checked against the machine by the runner
   cfg.device_source = runtime.raw("device");
   cfg.training.replicas = runtime.option("replicas", env::ReplicaMode::Auto, env::replica_mode_spellings());
+  read_training_backend(runtime, cfg);
+  cfg.training.tf32 = runtime.boolean("tf32", false);  // GPU only (env::prepare_device); recorded in config.json either way
   runtime.reject_unknown_keys();
   common::YamlReader output = top.child("output");
   cfg.write_rounds = output.boolean("rounds_csv", true);

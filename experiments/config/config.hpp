@@ -5,11 +5,13 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "env/sim/cluster.hpp"
+#include "env/surrogate/surrogate_model.hpp"
 #include "common/errors.hpp"
 #include "env/train/dataset.hpp"
 #include "env/train/local_sgd_env.hpp"
@@ -18,6 +20,11 @@
 namespace experiments {
 
 enum class ClusterMode { Simulated, Real };
+
+// What trains the model of a simulated cluster (`runtime.training`): libtorch (real gradients on
+// real data, LocalSgdEnv), or the surrogate of training (a fitted model of how the loss and
+// accuracy move per round, SurrogateEnv: env/surrogate/), read from `runtime.surrogate: FILE`.
+enum class TrainingBackend { Libtorch, Surrogate };
 
 struct PolicyConfig {
   std::string kind;     // a name of the policy registry (experiments/registry/policy_registry.hpp)
@@ -51,6 +58,10 @@ struct ExperimentConfig {
   std::vector<PolicyConfig> policies;
   int threads = 1;          // intra-op threads for libtorch and OpenBLAS (see README "Threads")
   YAML::Node device_source; // where runtime.device was given (training.device holds its value), for errors
+  TrainingBackend training_backend = TrainingBackend::Libtorch;
+  std::string surrogate_file;  // runtime.surrogate, resolved against the config's folder
+  std::shared_ptr<const env::SurrogateModel> surrogate;  // read and checked against the workload at load time
+  YAML::Node surrogate_source;  // where runtime.surrogate was given, for errors
   bool write_rounds = true; // rounds.csv can be large for thousands of workers
   nlohmann::json resolved;  // the config with every default filled in
 };

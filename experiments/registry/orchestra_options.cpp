@@ -116,6 +116,7 @@ orchestra::LocalSgdBarrierEnvConfig barrier_env_config(const ExperimentConfig& c
   c.budget.max_sim_seconds = config.budget.max_sim_seconds;
   c.budget.target_accuracy = config.budget.target_accuracy;
   c.controller = controller;
+  c.surrogate = config.surrogate;  // runtime.training: surrogate trains the RL environment on it too
   return c;
 }
 

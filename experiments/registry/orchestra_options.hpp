@@ -49,7 +49,8 @@ orchestra::BarrierControllerOptions read_barrier_options(common::YamlReader& r, 
 
 // The RL environment on the experiment's cluster, network, model, optimizer and data: one episode
 // is at most budget.epochs epochs (and budget.max_sim_seconds), terminated at budget.target_accuracy;
-// the data set is seeded with the experiment's seed. Throws common::ConfigError for a timing-only
+// the data set is seeded with the experiment's seed; with runtime.training: surrogate it runs on the
+// surrogate of training instead of libtorch. Throws common::ConfigError for a timing-only
 // experiment (the environment needs accuracy, see orchestra/rl/local_sgd_barrier_env.hpp).
 orchestra::LocalSgdBarrierEnvConfig barrier_env_config(const ExperimentConfig& config,
                                                         const orchestra::BarrierControllerOptions& controller);

@@ -124,6 +124,12 @@ YAML::Node evaluation_config(const std::string& path, const EvaluateOptions& opt
     const fs::path data = root["data"]["path"].Scalar();
     if (data.is_relative()) root["data"]["path"] = fs::absolute(fs::path(path).parent_path() / data).lexically_normal().string();
   }
+  // So was a surrogate of training (runtime.surrogate).
+  if (root["runtime"] && root["runtime"]["surrogate"] && root["runtime"]["surrogate"].IsScalar()) {
+    const fs::path surrogate = root["runtime"]["surrogate"].Scalar();
+    if (surrogate.is_relative())
+      root["runtime"]["surrogate"] = fs::absolute(fs::path(path).parent_path() / surrogate).lexically_normal().string();
+  }
   YAML::Node policies = judged_entries(options, controls.front());
   YAML::Node lcm;
   lcm["name"] = "orchestra-lcm";

@@ -35,7 +35,12 @@ void preflight(const ExperimentConfig& config) {
       built.policy->start(simulation.view());
       env::PlanContext context;
       context.epoch_start = true;
-      simulation.run_round(built.policy->plan(context));
+      const env::RoundPlan plan = built.policy->plan(context);
+      if (config.training_backend == TrainingBackend::Surrogate && plan.aggregation == env::Aggregation::ModelAverage &&
+          (plan.weighting == env::AverageWeighting::FedNova || plan.outer))
+        throw common::PlanError("the surrogate of training (runtime.training: surrogate) models plain model averaging: FedNova's "
+                                "weighting and an outer optimizer are not modelled; run this policy with training: libtorch");
+      simulation.run_round(plan);
     } catch (const common::PlanError& e) {
       const std::string where = entry.source ? common::where(entry.source, config.file) : config.file;
       throw common::ConfigError(where + ": " + entry.path + " (" + entry.label + "): " + e.what());
@@ -82,7 +87,9 @@ ExperimentResult run_experiment(ExperimentConfig config, const RunOptions& optio
   check_device(config);
   preflight(config);
   std::shared_ptr<const env::DatasetPair> data;
-  if (!config.training.timing_only) data = std::make_shared<const env::DatasetPair>(env::load_dataset(config.data, config.seed));
+  // The surrogate needs no data: its task records the data set's size.
+  if (!config.training.timing_only && config.training_backend == TrainingBackend::Libtorch)
+    data = std::make_shared<const env::DatasetPair>(env::load_dataset(config.data, config.seed));
 
   ExperimentResult result;
   result.target_accuracy = config.budget.target_accuracy;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "env/surrogate/surrogate_env.hpp"
 #include "env/train/local_sgd_env.hpp"
 #include "experiments/results/round_csv.hpp"
 
@@ -120,6 +121,15 @@ PolicyOutcome simulate_policy(const ExperimentConfig& config, const PolicyConfig
   spec.simulation.train_samples = config.timing_train_samples;
   spec.simulation.message_bytes = config.network.message_bytes;
   spec.training = config.training;
+  if (config.training_backend == TrainingBackend::Surrogate) {
+    env::SurrogateEnvSpec surrogate;
+    surrogate.simulation = spec.simulation;
+    surrogate.simulation.train_samples = 0;  // the surrogate task's
+    surrogate.cosine_lr = config.training.lr_schedule == env::LrSchedule::Cosine;
+    surrogate.planned_epochs = config.training.planned_epochs;
+    env::SurrogateEnv cluster(surrogate, config.surrogate, config.seed);
+    return run_policy(config, entry, policy, cluster, progress);
+  }
   env::LocalSgdEnv cluster(spec, config.training.timing_only ? nullptr : data, config.seed, env::input_shape_of(config.data));
   return run_policy(config, entry, policy, cluster, progress);
 }

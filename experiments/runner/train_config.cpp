@@ -5,16 +5,20 @@
 #include <algorithm>
 #include <filesystem>
 #include <sstream>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
 #include "agents/policy_file.hpp"
+#include "env/surrogate/surrogate_file.hpp"
+#include "env/train/workload_task.hpp"
 #include "agents/toy_barrier_env.hpp"
 #include "common/errors.hpp"
 #include "experiments/config/config.hpp"
 #include "experiments/registry/orchestra_options.hpp"
 #include "common/yaml_reader.hpp"
 #include "orchestra/rl/local_sgd_barrier_env.hpp"
+#include "orchestra/rl/merged_barrier_env_vector.hpp"
 #include "orchestra/rl_state.hpp"
 
 namespace experiments {
@@ -34,6 +38,7 @@ orchestra::LocalSgdBarrierEnvConfig env_config(const TrainConfig& config, const 
   c.eval_every_reference_rounds = config.eval_every_reference_rounds;
   c.exploring_start = config.exploring_start;
   c.budget.max_reference_epochs = config.max_reference_epochs;
+  if (config.environment == TrainEnvironment::Surrogate) c.surrogate = config.surrogate;
   return c;
 }
 
@@ -52,7 +57,22 @@ TrainConfig load_train_config(const std::string& path) {
   c.file = path;
   common::YamlReader top(root, path, "");
   c.name = top.text("name", std::filesystem::path(path).stem().string());
-  c.environment = top.option("environment", TrainEnvironment::LocalSgd, {{"local-sgd", TrainEnvironment::LocalSgd}, {"toy", TrainEnvironment::Toy}});
+  c.environment = top.option("environment", TrainEnvironment::LocalSgd,
+                             {{"local-sgd", TrainEnvironment::LocalSgd}, {"surrogate", TrainEnvironment::Surrogate}, {"toy", TrainEnvironment::Toy}});
+  const std::string surrogate = top.text("surrogate", "");
+  if (c.environment == TrainEnvironment::Surrogate) {
+    if (surrogate.empty()) top.fail("environment", "surrogate needs surrogate: FILE, a surrogate written by orchestra surrogate fit");
+    std::filesystem::path p = surrogate;
+    if (p.is_relative()) p = std::filesystem::path(path).parent_path() / p;
+    c.surrogate_file = p.lexically_normal().string();
+    try {
+      c.surrogate = env::read_surrogate(c.surrogate_file);
+    } catch (const common::DataError& e) {
+      top.fail("surrogate", e.what());
+    }
+  } else if (!surrogate.empty()) {
+    top.fail("surrogate", "is only read with environment: surrogate");
+  }
   c.toy_step_ms = top.real("toy_step_ms", 0.0, 0.0, 60000.0);
   c.controller = top.raw("controller");
   c.reward_record = top.option("reward_record", orchestra::RecordScope::Episode,
@@ -78,10 +98,17 @@ TrainConfig load_train_config(const std::string& path) {
       c.experiments.push_back(p.string());
     }
   }
+  c.merge_episodes = top.boolean("merge_episodes", false);
   c.a3c = agents::read_a3c_options(top.raw("a3c"), path, "a3c");
+  if (c.merge_episodes) {
+    if (c.environment != TrainEnvironment::LocalSgd) top.fail("merge_episodes", "merges real training; it needs environment: local-sgd");
+    if (c.a3c.envs_per_agent < 2) top.fail("merge_episodes", "merges an agent's environments; it needs a3c.envs_per_agent of 2 or more");
+    if (c.experiments.size() != 1)
+      top.fail("merge_episodes", "merged episodes train one model; it needs exactly one experiment, got " + std::to_string(c.experiments.size()));
+  }
   top.reject_unknown_keys();
   c.training_info = {{"config", c.name},
-                     {"algorithm", c.a3c.algorithm == agents::Algorithm::Ppo ? "ppo" : "a3c"},
+                     {"algorithm", c.a3c.algorithm},
                      {"environment", c.environment == TrainEnvironment::Toy ? "toy" : (c.distribution ? "cluster distribution" : "fixed clusters")},
                      {"reward", std::find_if(rewards.begin(), rewards.end(), [&](const auto& r) { return r.second == c.reward; })->first},
                      {"reward_record", c.reward_record == orchestra::RecordScope::History ? "history" : "episode"}};
@@ -91,6 +118,9 @@ TrainConfig load_train_config(const std::string& path) {
     c.training_info["exploring_start"] = range.str();
   }
   if (c.a3c.lr_decay == agents::LearningRateDecay::Linear) c.training_info["lr_decay"] = "linear";
+  if (c.surrogate) c.training_info["training"] = "surrogate " + c.surrogate_file;  // absent: libtorch, as before
+  if (c.a3c.envs_per_agent > 1) c.training_info["envs_per_agent"] = std::to_string(c.a3c.envs_per_agent);
+  if (c.merge_episodes) c.training_info["merge_episodes"] = "true";
   if (c.move_cost_rounds > 0) {
     std::ostringstream cost;
     cost << c.move_cost_rounds;
@@ -99,9 +129,15 @@ TrainConfig load_train_config(const std::string& path) {
   if (c.environment == TrainEnvironment::Toy) {
     c.observation_size = agents::ToyBarrierEnv::kObservationSize;
   } else {
-    if (c.experiments.empty()) top.fail("experiments", "environment local-sgd needs at least one experiment config");
+    if (c.experiments.empty())
+      top.fail("experiments", std::string("environment ") + (c.environment == TrainEnvironment::Surrogate ? "surrogate" : "local-sgd") +
+                                  " needs at least one experiment config");
     for (std::size_t k = 0; k < c.experiments.size(); ++k) {
       const auto environment = env_config(c, c.experiments[k]);  // errors now, not in an agent
+      if (c.surrogate) {
+        const std::string why = env::task_mismatch(c.surrogate->task, env::wanted_task(environment.data, environment.training, environment.global_batch));
+        if (!why.empty()) top.fail("surrogate", c.surrogate_file + ": " + why + " (" + c.experiments[k] + ")");
+      }
       if (k == 0) c.control = agents::PolicyControl::of(environment.controller);
     }
     c.observation_size = orchestra::StateLayout::kStateSize;
@@ -117,10 +153,27 @@ TrainConfig load_train_config(const std::string& path) {
   return c;
 }
 
-std::unique_ptr<orchestra::BarrierEnv> make_training_env(const TrainConfig& config, int index) {
+orchestra::LocalSgdBarrierEnvConfig training_env_config(const TrainConfig& config, std::int64_t index) {
+  if (config.experiments.empty()) throw common::ConfigError(config.file + ": experiments: the environment needs at least one experiment config");
+  return env_config(config, config.experiments[static_cast<std::size_t>(index) % config.experiments.size()]);
+}
+
+std::unique_ptr<orchestra::BarrierEnv> make_training_env(const TrainConfig& config, std::int64_t index) {
   if (config.environment == TrainEnvironment::Toy) return std::make_unique<agents::ToyBarrierEnv>(config.toy_step_ms);
-  const std::string& experiment = config.experiments[static_cast<std::size_t>(index) % config.experiments.size()];
-  return std::make_unique<orchestra::LocalSgdBarrierEnv>(env_config(config, experiment));
+  return std::make_unique<orchestra::LocalSgdBarrierEnv>(training_env_config(config, index));
+}
+
+std::vector<std::unique_ptr<orchestra::BarrierEnv>> make_agent_envs(const TrainConfig& config, int agent) {
+  const int k = config.a3c.envs_per_agent;
+  std::vector<std::unique_ptr<orchestra::BarrierEnv>> envs;
+  for (int j = 0; j < k; ++j) envs.push_back(make_training_env(config, static_cast<std::int64_t>(agent) * k + j));
+  return envs;
+}
+
+std::unique_ptr<orchestra::VectorBarrierEnv> make_merged_agent_envs(const TrainConfig& config) {
+  if (!config.merge_episodes) throw std::logic_error("make_merged_agent_envs without merge_episodes");
+  return std::make_unique<orchestra::MergedBarrierEnvVector>(
+      std::make_unique<orchestra::BatchedBarrierEnvs>(env_config(config, config.experiments.front()), config.a3c.envs_per_agent));
 }
 
 }  // namespace experiments

@@ -2,10 +2,15 @@
 // the A3C agents explore and the a3c: hyperparameters (agents/a3c_options.hpp).
 //
 //   name: a3c_general               results/<name>/ by default
-//   environment: local-sgd          local-sgd (orchestra::LocalSgdBarrierEnv) or toy (tests, smoke)
+//   environment: local-sgd          local-sgd (orchestra::LocalSgdBarrierEnv on real training), surrogate
+//                                   (the same environment on the surrogate of training: env/surrogate/)
+//                                   or toy (tests, smoke)
+//   surrogate: FILE                 surrogate: the file `orchestra surrogate fit` wrote (relative to this
+//                                   file), fitted on the experiments' workload
 //   experiments: [x.yaml, y.yaml]   local-sgd: experiment configs (paths relative to this file);
 //                                   agent k trains on experiments[k mod n] (Orchestra 3.1.3: agents
-//                                   "explore the different environments of different workers")
+//                                   "explore the different environments of different workers");
+//                                   with a3c.envs_per_agent K, its environment j on experiments[(k K + j) mod n]
 //   clusters: {...}                 optional: a distribution of clusters (cluster_distribution_config.hpp);
 //                                   every episode then draws its cluster and network from it, and the
 //                                   experiments give only the workload (data, model, training, budget)
@@ -19,12 +24,17 @@
 //   max_reference_epochs: 0         also end an episode after this many reference epochs of time (0: never)
 //   exploring_start: [0.25, 8]      training only: each episode starts at LCM's T* times a factor drawn
 //                                   log-uniformly from this range (default 1: at T*, as deployment does)
+//   merge_episodes: false           local-sgd with a3c.envs_per_agent K > 1 and one experiment: the K
+//                                   episodes' training runs as one stacked computation (what fills a GPU;
+//                                   orchestra/rl/merged_barrier_env_vector.hpp); the same episodes as
+//                                   without, up to floating-point reassociation
 //   toy_step_ms: 0                  toy: sleep per step, standing in for an epoch's cost
 //   a3c: {...}                      agents/a3c_options.hpp
 #pragma once
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -36,18 +46,21 @@
 #include "orchestra/cluster_distribution.hpp"
 #include "common/errors.hpp"
 #include "orchestra/barrier_env.hpp"
+#include "orchestra/vector_barrier_env.hpp"
 #include "orchestra/rl/local_sgd_barrier_env.hpp"
 #include "orchestra/reward.hpp"
 
 namespace experiments {
 
-enum class TrainEnvironment { LocalSgd, Toy };
+enum class TrainEnvironment { LocalSgd, Surrogate, Toy };
 
 struct TrainConfig {
   std::string file;
   std::string name = "a3c_train";
   TrainEnvironment environment = TrainEnvironment::LocalSgd;
   std::vector<std::string> experiments;  // resolved paths
+  std::string surrogate_file;            // environment surrogate: resolved path
+  std::shared_ptr<const env::SurrogateModel> surrogate;  // read and checked against every experiment
   std::optional<orchestra::ClusterDistribution> distribution;
   YAML::Node controller;                 // read against each experiment by make_training_env
   double toy_step_ms = 0;
@@ -60,6 +73,7 @@ struct TrainConfig {
   orchestra::Range exploring_start{1.0, 1.0, true};  // T at reset: T* x [lo, hi] (local_sgd_barrier_env.hpp)
   agents::PolicyControl control;           // how actions move T (the first experiment's), saved with the policy
   std::map<std::string, std::string> training_info;  // config, environment, reward...: saved with the policy
+  bool merge_episodes = false;           // K episodes' training as one computation (see above)
   agents::A3cOptions a3c;
   int observation_size = 0;              // of the environment's state
 };
@@ -68,7 +82,20 @@ struct TrainConfig {
 // process starts). Throws common::ConfigError "file:line: key: message".
 TrainConfig load_train_config(const std::string& path);
 
+// The barrier environment's config of agent `index` (experiments[index mod n] with the training
+// config's distribution, controller, reward and budget keys); local-sgd only.
+orchestra::LocalSgdBarrierEnvConfig training_env_config(const TrainConfig& config, std::int64_t index);
+
 // Agent `index`'s own environment.
-std::unique_ptr<orchestra::BarrierEnv> make_training_env(const TrainConfig& config, int index);
+std::unique_ptr<orchestra::BarrierEnv> make_training_env(const TrainConfig& config, std::int64_t index);
+
+// Agent `agent`'s own a3c.envs_per_agent = K environments: numbers agent K .. agent K + K - 1, so
+// that with K = 1 agent k trains on experiments[k mod n] as before, and with K > 1 the
+// experiments are spread over every agent's environments.
+std::vector<std::unique_ptr<orchestra::BarrierEnv>> make_agent_envs(const TrainConfig& config, int agent);
+
+// With merge_episodes: agent `agent`'s K environments whose training runs as one, behind the
+// learners' vector interface (the same episode streams as make_agent_envs' environments).
+std::unique_ptr<orchestra::VectorBarrierEnv> make_merged_agent_envs(const TrainConfig& config);
 
 }  // namespace experiments

@@ -1,5 +1,8 @@
 #include "orchestra/rl/local_sgd_barrier_env.hpp"
 
+#include "env/surrogate/surrogate_env.hpp"
+#include "env/train/workload_task.hpp"
+
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -41,6 +44,10 @@ void validate(const LocalSgdBarrierEnvConfig& c) {
     bad_config("move_cost_rounds", "expected a number >= 0, got " + std::to_string(c.move_cost_rounds));
   if (c.move_cost_rounds > 0 && c.reward != LocalSgdBarrierEnvConfig::Reward::Time)
     bad_config("move_cost_rounds", "is charged in the time reward's units; it needs reward: time");
+  if (c.surrogate) {
+    const std::string why = env::task_mismatch(c.surrogate->task, env::wanted_task(c.data, c.training, c.global_batch));
+    if (!why.empty()) bad_config("surrogate", why);
+  }
   if (!(c.budget.target_accuracy > 0 && c.budget.target_accuracy <= 1))
     bad_config("budget.target_accuracy", "expected a number in (0, 1], got " + std::to_string(c.budget.target_accuracy));
   BarrierController check(c.controller);  // its constructor validates the controller options
@@ -52,9 +59,15 @@ LocalSgdBarrierEnv::LocalSgdBarrierEnv(LocalSgdBarrierEnvConfig config, std::sha
     : config_(std::move(config)), data_(std::move(data)), reward_(0.0, config_.reward_record) {
   validate(config_);
   if (config_.controller.horizon_epochs == 0) config_.controller.horizon_epochs = config_.budget.max_epochs;
+  if (config_.surrogate) {
+    data_ = nullptr;
+    train_samples_ = config_.surrogate->task.train_samples;
+    return;
+  }
   // Loaded once: episodes differ in the replicas' initialization, the data order and the noise, not
   // in the data set itself.
   if (!data_) data_ = std::make_shared<const env::DatasetPair>(env::load_dataset(config_.data, config_.data_seed));
+  train_samples_ = data_->train.size();
 }
 
 const BarrierController& LocalSgdBarrierEnv::controller() const {
@@ -66,8 +79,7 @@ ResetResult LocalSgdBarrierEnv::reset(std::uint64_t seed) {
   cluster_ = config_.cluster;
   network_ = config_.network;
   if (config_.distribution) {
-    const std::int64_t samples = data_->train.size();
-    const DrawnCluster drawn = draw_cluster(*config_.distribution, env::derive_seed(seed, 23), config_.global_batch, samples);
+    const DrawnCluster drawn = draw_cluster(*config_.distribution, env::derive_seed(seed, 23), config_.global_batch, train_samples_);
     cluster_ = drawn.cluster;
     network_ = drawn.network;
   }
@@ -78,7 +90,16 @@ ResetResult LocalSgdBarrierEnv::reset(std::uint64_t seed) {
   spec.simulation.message_bytes = network_.message_bytes;
   spec.training = config_.training;
   spec.training.planned_epochs = config_.budget.max_epochs;  // the cosine schedule spans the episode
-  env_ = std::make_unique<env::LocalSgdEnv>(spec, data_, seed, env::input_shape_of(config_.data));
+  if (config_.surrogate) {
+    env::SurrogateEnvSpec surrogate;
+    surrogate.simulation = spec.simulation;
+    surrogate.cosine_lr = spec.training.lr_schedule == env::LrSchedule::Cosine;
+    surrogate.planned_epochs = spec.training.planned_epochs;
+    env_ = std::make_unique<env::SurrogateEnv>(surrogate, config_.surrogate, seed);
+  } else {
+    spec.batching = config_.batching;
+    env_ = std::make_unique<env::LocalSgdEnv>(spec, data_, seed, env::input_shape_of(config_.data));
+  }
 
   controller_.emplace(config_.controller);
   controller_->start(env_->view());
@@ -86,7 +107,7 @@ ResetResult LocalSgdBarrierEnv::reset(std::uint64_t seed) {
   double samples_per_round = 0;
   for (std::size_t n = 0; n < controller_->local_steps().size(); ++n)
     samples_per_round += static_cast<double>(controller_->local_steps()[n]) * controller_->batch_sizes()[n];
-  reference_epoch_ms_ = std::ceil(static_cast<double>(data_->train.size()) / std::max(1.0, samples_per_round)) * reference_round_ms_;
+  reference_epoch_ms_ = std::ceil(static_cast<double>(train_samples_) / std::max(1.0, samples_per_round)) * reference_round_ms_;
   if (config_.exploring_start.lo != 1.0 || config_.exploring_start.hi != 1.0)
     controller_->place_barrier(controller_->start_barrier_ms() * draw_in(config_.exploring_start, env::derive_seed(seed, 29)));
   episode_start_ms_ = env_->clock_ms();

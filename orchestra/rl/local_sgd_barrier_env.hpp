@@ -46,6 +46,13 @@
 // The evaluation after every step is the run loop's with eval_every_rounds equal to the window, so
 // an episode's time to target is what `orchestra run` measures for the same controller.
 //
+// Training: real (env::LocalSgdEnv, libtorch replicas on the data set, loaded once by the
+// constructor), or, with `surrogate` set, the surrogate of training (env::SurrogateEnv,
+// env/surrogate/: the same timing simulation, the loss and accuracy from a fitted model, no data
+// loaded, microseconds per round). The surrogate must have been fitted on this config's workload
+// (data set, model, optimizer, global batch); the constructor checks it. Episodes, budgets, rewards
+// and the state are the same either way.
+//
 // Timing-only mode (no gradients, no data) is rejected by the constructor: both rewards' target and
 // Eq. 1's accuracy need test accuracy, and without it the trade-off T controls (fewer averages vs.
 // staler replicas) is invisible: throughput alone only says "raise T".
@@ -55,6 +62,8 @@
 #include <memory>
 #include <optional>
 
+#include "env/round_cluster.hpp"
+#include "env/surrogate/surrogate_model.hpp"
 #include "env/train/dataset.hpp"
 #include "env/train/local_sgd_env.hpp"
 #include "orchestra/barrier_controller.hpp"
@@ -83,6 +92,8 @@ struct LocalSgdBarrierEnvConfig {
   std::optional<ClusterDistribution> distribution;
   env::TrainingSpec training;      // model, optimizer, lr schedule; timing_only must be false
   env::DataSpec data;
+  // Null: real training. Set: the surrogate of training in its place (see above).
+  std::shared_ptr<const env::SurrogateModel> surrogate;
   int global_batch = 512;          // B; the controller's default B_n is B / N
   std::uint64_t data_seed = 1;     // seeds the data set (the synthetic one, a subset's order) once
   EpisodeBudget budget;
@@ -101,6 +112,9 @@ struct LocalSgdBarrierEnvConfig {
   // episode at a tiny T (hundreds of short rounds) does not spend its wall time evaluating: the
   // target is then seen at most this late, which moves the time reward by at most as much.
   double eval_every_reference_rounds = 0;
+  // Vectorized environments (batched_barrier_envs.hpp): this environment's local-SGD rounds run
+  // merged with the other members' (env/train/step_batcher.hpp); none by default.
+  env::StepBatching batching;
   // Exploring starts (Sutton & Barto, Sec. 5.3): each reset(seed) places T at LCM's T* times a
   // factor drawn log-uniformly from [lo, hi] (from the episode's seed), so that training sees the
   // returns of every region of T, also those a policy starting at T* would rarely reach. T*
@@ -112,7 +126,8 @@ struct LocalSgdBarrierEnvConfig {
 class LocalSgdBarrierEnv final : public BarrierEnv {
  public:
   // Validates the config (std::invalid_argument naming the field) and loads the datasets, or uses
-  // `data` when given (several environments, e.g. one per A3C agent, can share one copy).
+  // `data` when given (several environments, e.g. one per A3C agent, can share one copy); with a
+  // surrogate no data is loaded (`data` is ignored).
   explicit LocalSgdBarrierEnv(LocalSgdBarrierEnvConfig config, std::shared_ptr<const env::DatasetPair> data = nullptr);
 
   ResetResult reset(std::uint64_t seed) override;
@@ -127,13 +142,14 @@ class LocalSgdBarrierEnv final : public BarrierEnv {
   const env::NetworkSpec& network() const { return network_; }
   const BarrierController& controller() const;  // std::logic_error before reset()
   const LocalSgdBarrierEnvConfig& config() const { return config_; }
-  const std::shared_ptr<const env::DatasetPair>& data() const { return data_; }
+  const std::shared_ptr<const env::DatasetPair>& data() const { return data_; }  // null on the surrogate
   const RewardResult& last_reward() const { return last_reward_; }  // details of the latest step's Eq. 1
 
  private:
   LocalSgdBarrierEnvConfig config_;
   std::shared_ptr<const env::DatasetPair> data_;
-  std::unique_ptr<env::LocalSgdEnv> env_;
+  std::int64_t train_samples_ = 0;  // of the data set, or of the surrogate's task
+  std::unique_ptr<env::RoundCluster> env_;
   std::optional<BarrierController> controller_;
   RewardTracker reward_;
   RewardResult last_reward_;

@@ -129,14 +129,14 @@ TEST_CASE("a3c: options read with defaults, and errors name file:line and key") 
 
   const agents::A3cOptions ppo = agents::read_a3c_options(
       YAML::Load("a3c:\n  algorithm: ppo\n  ppo_rollout_steps: 64\n  ppo_epochs: 3\n  ppo_minibatch: 16\n  ppo_clip: 0.1\n  gae_lambda: 0.9\n")["a3c"], "t.yaml");
-  CHECK(ppo.algorithm == agents::Algorithm::Ppo);
+  CHECK(ppo.algorithm == "ppo");
   CHECK(ppo.ppo_rollout_steps == 64);
   CHECK(ppo.ppo_epochs == 3);
   CHECK(ppo.ppo_minibatch == 16);
   CHECK(ppo.ppo_clip == Approx(0.1));
   CHECK(ppo.gae_lambda == Approx(0.9));
   CHECK_THROWS_WITH_AS(agents::read_a3c_options(YAML::Load("a3c:\n  ppo_epochs: 3\n")["a3c"], "t.yaml"),
-                       "t.yaml:2: a3c.ppo_epochs: a PPO option: set algorithm: ppo to use it", common::ConfigError);
+                       "t.yaml:2: a3c.ppo_epochs: an option of the ppo learner: set algorithm: ppo to use it", common::ConfigError);
   CHECK_THROWS_WITH_AS(agents::read_a3c_options(YAML::Load("a3c:\n  algorithm: dqn\n")["a3c"], "t.yaml"),
                        "t.yaml:2: a3c.algorithm: expected one of a3c, ppo, got 'dqn'", common::ConfigError);
   CHECK_THROWS_WITH_AS(agents::read_a3c_options(YAML::Load("a3c:\n  algorithm: ppo\n  ppo_clip: 0\n")["a3c"], "t.yaml"),

@@ -13,6 +13,7 @@
 #include <set>
 #include <thread>
 
+#include "agents/learner.hpp"
 #include "agents/policy_file.hpp"
 #include "orchestra/rl_state.hpp"
 #include "test_helpers.hpp"
@@ -308,4 +309,93 @@ policies:
   REQUIRE(again.exit_code == 0);
   CHECK(testing::read_text(dir / "b/orchestra-a3c/rounds.csv") == testing::read_text(dir / "a/orchestra-a3c/rounds.csv"));
   CHECK(testing::read_text(dir / "a/orchestra-a3c/config.json").find("\"after_target\": \"hold\"") != std::string::npos);
+}
+
+TEST_CASE("orchestra train with envs_per_agent > 1 on the local-sgd environment writes a policy that orchestra-a3c deploys") {
+  testing::TempDir dir;
+  const std::string bin = ORCHESTRA_BINARY;
+  testing::write_text(dir / "cluster.yaml", R"(name: cluster
+seed: 5
+data:
+  dataset: synthetic
+  synthetic: {train: 256, test: 64, side: 6}
+model: {arch: mlp, hidden: [8]}
+training: {global_batch: 32, epochs: 2, target_accuracy: 0.5}
+cluster:
+  workers:
+    - {name: fast, time_model: {coefficients: [1, 0.1]}, max_batch: 64, noise: 0.05}
+    - {name: slow, time_model: {coefficients: [3, 0.4]}, max_batch: 64, noise: 0.05}
+policies:
+  - {name: orchestra-a3c, policy: out/policy.pt}
+)");
+  testing::write_text(dir / "train.yaml", R"(name: vector
+environment: local-sgd
+experiments: [cluster.yaml]
+controller: {move: multiplicative, factor: 2, interval: rounds, interval_rounds: 2}
+reward: time
+a3c:
+  agents: 1
+  envs_per_agent: 3
+  hidden: [8]
+  n_steps: 1000
+  gamma: 1.0
+  total_updates: 3
+  log_every: 1
+  reply_timeout_s: 60
+  poll_interval_ms: 20
+)");
+  auto r = testing::run_command(bin + " train " + (dir / "train.yaml") + " --out " + (dir / "out"));
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  agents::A3cPolicy policy = agents::A3cPolicy::load(dir / "out/policy.pt");
+  CHECK(policy.updates() == 3);
+  CHECK(policy.observation_size() == orchestra::StateLayout::kStateSize);
+  CHECK(policy.training().at("envs_per_agent") == "3");
+  CHECK(policy.control().move == orchestra::BarrierMove::Multiplicative);
+  // Each update carried at least 3 episodes (one rollout of each environment).
+  const auto episodes = testing::csv_column(dir / "out/train.csv", "episodes");
+  REQUIRE(episodes.size() == 3);
+  CHECK(episodes.back() >= 9);
+  r = testing::run_command(bin + " run " + (dir / "cluster.yaml") + " --quiet --out " + (dir / "deployed"));
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(std::filesystem::exists(dir / "deployed/orchestra-a3c/summary.json"));
+  CHECK(testing::read_text(dir / "deployed/orchestra-a3c/config.json").find("\"interval_rounds\": 2") != std::string::npos);
+  // The same training with the three episodes' training merged into one computation (what fills a GPU).
+  const std::string merged_config = testing::read_text(dir / "train.yaml");
+  testing::write_text(dir / "merged.yaml", merged_config.substr(0, merged_config.find("a3c:")) + "merge_episodes: true\n" +
+                                               merged_config.substr(merged_config.find("a3c:")));
+  r = testing::run_command(bin + " train " + (dir / "merged.yaml") + " --out " + (dir / "merged"));
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(agents::A3cPolicy::load(dir / "merged/policy.pt").training().at("merge_episodes") == "true");
+  const auto merged_episodes = testing::csv_column(dir / "merged/train.csv", "episodes");
+  REQUIRE(merged_episodes.size() == 3);
+  CHECK(merged_episodes.back() >= 9);
+}
+
+TEST_CASE("orchestra train: a bad a3c.envs_per_agent is one line naming file:line and the key; --help lists the learners") {
+  testing::TempDir dir;
+  const std::string bin = ORCHESTRA_BINARY;
+  testing::write_text(dir / "zero.yaml", toy_config(10) + "  envs_per_agent: 0\n");
+  auto r = testing::run_command(bin + " train " + (dir / "zero.yaml") + " --out " + (dir / "zero"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("zero.yaml:15: a3c.envs_per_agent: expected a positive integer, got 0") != std::string::npos);
+  CHECK(!std::filesystem::exists(dir / "zero"));
+  testing::write_text(dir / "text.yaml", toy_config(10) + "  envs_per_agent: [4]\n");
+  r = testing::run_command(bin + " train " + (dir / "text.yaml"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("text.yaml:15: a3c.envs_per_agent: expected a positive integer") != std::string::npos);
+  r = testing::run_command(bin + " train --help");
+  CHECK(r.exit_code == 0);
+  for (const auto& kind : agents::learner_registry()) CHECK(r.output.find(std::string("  ") + kind.name + " ") != std::string::npos);
+  // Two agents of 4 toy environments each, as processes: a push carries 4 rollouts of up to 4 steps
+  // (a 10-step toy episode ends every third), so 30 updates report at least 4 (30 / 3 - 2) episodes.
+  testing::write_text(dir / "four.yaml", toy_config(30) + "  envs_per_agent: 4\n");
+  r = testing::run_command(bin + " train " + (dir / "four.yaml") + " --out " + (dir / "four") + " --quiet");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("trained 30 updates") != std::string::npos);
+  CHECK(last_update(dir / "four/train.csv") == 30);
+  CHECK(testing::csv_column(dir / "four/train.csv", "episodes").back() >= 32);
 }

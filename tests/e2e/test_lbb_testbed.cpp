@@ -69,6 +69,7 @@ nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse
 // A shipped config with only the policies labelled `labels`, in that order.
 experiments::ExperimentConfig shipped(const std::string& name, const std::vector<std::string>& labels) {
   experiments::ExperimentConfig config = experiments::load_config(kSource + "/configs/" + name);
+  if (config.data.dataset == "fashion-mnist") config.data.path = testing::fashion_mnist_dir();
   std::vector<experiments::PolicyConfig> kept;
   for (const auto& label : labels) {
     const auto it = std::find_if(config.policies.begin(), config.policies.end(),
@@ -153,6 +154,7 @@ TEST_CASE("LBB testbed timing (Table 2, Fig. 4): lbb's iteration compute <= 30% 
 }
 
 TEST_CASE("LBB testbed accuracy (Sec. 4.3): lbb's final accuracy within 1 point of dsgd's, trained for real") {
+  if (!testing::fashion_mnist_or_skip()) return;
   // Shortened to fit a test: 3 epochs over the first 30,000 training and 2,000 test images.
   // LBB's all-reduce weights each worker's gradient by B_i/B (Sec. 3.2.4), so without batch norm
   // (the CNN has none) an iteration is the same update as dsgd's on the same 512 samples.
@@ -173,6 +175,7 @@ TEST_CASE("LBB testbed accuracy (Sec. 4.3): lbb's final accuracy within 1 point 
 }
 
 TEST_CASE("LBB Fig. 7: after each disturbance switches on or off, SE is back under FT within 5 iterations") {
+  if (!testing::fashion_mnist_or_skip()) return;
   auto config = shipped("lbb_perturbation.yaml", {"lbb"});
   REQUIRE(config.cluster.perturbations.size() == 2);
   for (const auto& p : config.cluster.perturbations) {  // LBB Sec. 4.4: "by about 50ms"
@@ -220,6 +223,7 @@ TEST_CASE("LBB Fig. 7: after each disturbance switches on or off, SE is back und
 }
 
 TEST_CASE("iterations.csv is rounds.csv in wide form, one row per iteration, for every policy") {
+  if (!testing::fashion_mnist_or_skip()) return;
   auto config = shipped("lbb_perturbation.yaml", {"dsgd", "lbb"});
   config.budget.max_sim_seconds = 12;
   testing::TempDir dir;

@@ -30,6 +30,7 @@ namespace {
 std::map<std::string, double> times_to_target(const std::string& file, const std::vector<std::string>& labels,
                                               std::uint64_t seed = 0) {
   auto config = experiments::load_config(std::string(ORCHESTRA_SOURCE_DIR) + "/configs/" + file);
+  config.data.path = testing::fashion_mnist_dir();
   if (seed != 0) config.seed = seed;
   std::vector<experiments::PolicyConfig> kept;
   for (const auto& p : config.policies)
@@ -68,6 +69,7 @@ std::map<std::string, double> mean_times_to_target(const std::string& file, cons
 }  // namespace
 
 TEST_CASE("cluster C: orchestra-lcm needs at least 40% less simulated time to target than dsgd") {
+  if (!testing::fashion_mnist_or_skip()) return;
   const auto t = times_to_target("orchestra_cluster_c.yaml", {"dsgd", "orchestra-lcm"});
   CHECK(t.at("orchestra-lcm") <= 0.6 * t.at("dsgd"));
 }
@@ -75,6 +77,7 @@ TEST_CASE("cluster C: orchestra-lcm needs at least 40% less simulated time to ta
 namespace {
 
 void check_before_local_sgd(const std::string& cluster) {
+  if (!testing::fashion_mnist_or_skip()) return;
   const auto t = mean_times_to_target("orchestra_cluster_" + cluster + ".yaml", {"local-sgd", "orchestra-lcm"});
   MESSAGE("cluster " << cluster << ": mean time to target over 3 seeds: local-sgd " << t.at("local-sgd")
                      << " s, orchestra-lcm " << t.at("orchestra-lcm") << " s");

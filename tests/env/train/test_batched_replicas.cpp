@@ -3,6 +3,7 @@
 // nothing, and the environment gives the same epoch either way.
 #include <doctest/doctest.h>
 
+#include <memory>
 #include <numeric>
 
 #include "env/sim/cluster.hpp"
@@ -87,6 +88,63 @@ TEST_CASE("batched local steps with unequal batches and steps match the sequenti
     }
     for (int w = 0; w < 3; ++w) CHECK(relative_difference(batched.state(w), sequential.state(w)) < 1e-5);
   }
+}
+
+TEST_CASE("several replica sets stepped together (vectorized environments) follow what each computes alone, each with its own optimizer") {
+  // Three environments' replicas: 3, 2 and 4 workers, their own seeds, learning rates, batches and
+  // numbers of steps (the 4-worker set's worker 3 idles); the together-run pads every row to the
+  // widest batch of all three sets, stacks their rows, and hands each set its own gradients.
+  for (const ModelSpec& model : {mlp(), cnn()}) {
+    CAPTURE(model.arch);
+    const std::vector<std::int64_t> shape = model.arch == "cnn" ? std::vector<std::int64_t>{1, 12, 12} : std::vector<std::int64_t>{1, 4, 4};
+    const Dataset data = random_samples(64, shape);
+    const std::vector<int> workers{3, 2, 4};
+    const std::vector<OptimizerSpec> optimizers{kSgd, {0.05, 0.5, 0.0}, {0.2, 0.9, 1e-3}};
+    std::vector<std::unique_ptr<BatchedReplicaSet>> alone, together;
+    for (std::size_t j = 0; j < workers.size(); ++j) {
+      alone.push_back(std::make_unique<BatchedReplicaSet>(model, shape, 10, workers[j], optimizers[j], 11 + j));
+      together.push_back(std::make_unique<BatchedReplicaSet>(model, shape, 10, workers[j], optimizers[j], 11 + j));
+    }
+    Spans s;
+    for (int round = 0; round < 3; ++round) {  // momentum carries over between rounds
+      const std::vector<std::vector<std::vector<IndexSpan>>> batches{
+          unequal_steps(s), {{s.add(40, 3)}, {s.add(44, 8), s.add(52, 8), s.add(1, 8), s.add(9, 8)}},
+          {{s.add(2, 5), s.add(7, 5)}, {s.add(12, 1)}, {s.add(13, 7), s.add(20, 7), s.add(27, 7)}, {}}};
+      std::vector<BatchedReplicaSet::LocalStepsJob> jobs;
+      for (std::size_t j = 0; j < workers.size(); ++j) jobs.push_back({together[j].get(), &data, &batches[j]});
+      const std::vector<std::vector<double>> merged = BatchedReplicaSet::local_steps_together(jobs);
+      REQUIRE(merged.size() == 3);
+      for (std::size_t j = 0; j < workers.size(); ++j) {
+        CAPTURE(j);
+        const std::vector<double> own = alone[j]->local_steps(data, batches[j]);
+        REQUIRE(merged[j].size() == own.size());
+        for (std::size_t i = 0; i < own.size(); ++i) CHECK(merged[j][i] == doctest::Approx(own[i]).epsilon(1e-5));
+      }
+    }
+    for (std::size_t j = 0; j < workers.size(); ++j)
+      for (int w = 0; w < workers[j]; ++w) {
+        CAPTURE(j);
+        CAPTURE(w);
+        CHECK(relative_difference(together[j]->state(w), alone[j]->state(w)) < 1e-5);
+      }
+    // The idle worker of the third set was never touched: still its starting weights.
+    CHECK(bitwise_equal(together[2]->state(3), BatchedReplicaSet(model, shape, 10, 4, optimizers[2], 13).state(3)));
+  }
+}
+
+TEST_CASE("replica sets of different models, or one list of batches too few, are refused before anything steps") {
+  const Dataset small = random_samples(16, {1, 4, 4});
+  ModelSpec wider = mlp();
+  wider.hidden = {20, 12};
+  BatchedReplicaSet a(mlp(), {1, 4, 4}, 10, 2, kSgd, 1), b(wider, {1, 4, 4}, 10, 2, kSgd, 1);
+  Spans s;
+  const std::vector<std::vector<IndexSpan>> two{{s.add(0, 4)}, {s.add(4, 4)}}, one{{s.add(0, 4)}};
+  const State before = a.state(0);
+  CHECK_THROWS_WITH_AS(BatchedReplicaSet::local_steps_together({{&a, &small, &two}, {&b, &small, &two}}),
+                       doctest::Contains("must hold the same model"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(BatchedReplicaSet::local_steps_together({{&a, &small, &one}}), "local_steps: one list of batches per worker",
+                       std::invalid_argument);
+  CHECK(bitwise_equal(a.state(0), before));
 }
 
 // What holds bit for bit on every CPU holds by construction: an idle replica's rows are never

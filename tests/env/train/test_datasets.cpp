@@ -94,8 +94,11 @@ TEST_CASE("synthetic data is seeded") {
   CHECK_FALSE(torch::equal(a.train.images, c.train.images));
 }
 
-TEST_CASE("the Fashion-MNIST package's files load (60,000 + 10,000 images)" * doctest::skip(!std::filesystem::exists("/usr/share/datasets/fashion-mnist"))) {
-  const auto pair = load_dataset(DataSpec{}, 1);
+TEST_CASE("the Fashion-MNIST package's files load (60,000 + 10,000 images)") {
+  if (!testing::fashion_mnist_or_skip()) return;
+  DataSpec spec;
+  spec.path = testing::fashion_mnist_dir();
+  const auto pair = load_dataset(spec, 1);
   CHECK(pair.train.size() == 60000);
   CHECK(pair.test.size() == 10000);
   CHECK(pair.train.images.mean().item<double>() == doctest::Approx(0.0).epsilon(0.02));

@@ -63,6 +63,7 @@ Rendered render_both(const Figure& figure, const std::string& dir) {
 }  // namespace
 
 TEST_CASE("plots: test accuracy vs simulated time, one series per policy") {
+  if (!testing::gnuplot_or_skip()) return;
   testing::TempDir tmp;
   testing::write_results(tmp / "exp");
   const auto runs = read_results({tmp / "exp"});
@@ -76,6 +77,7 @@ TEST_CASE("plots: test accuracy vs simulated time, one series per policy") {
 }
 
 TEST_CASE("plots: per-worker compute time, batch size and SE per round (LBB Fig. 7)") {
+  if (!testing::gnuplot_or_skip()) return;
   testing::TempDir tmp;
   testing::write_results(tmp / "exp");
   const PolicyResults lbb = read_policy_folder(tmp / "exp/lbb");
@@ -108,6 +110,7 @@ TEST_CASE("plots: long runs are averaged over buckets, many workers capped, and 
 }
 
 TEST_CASE("plots: Orchestra's barrier T and tau_n per epoch") {
+  if (!testing::gnuplot_or_skip()) return;
   testing::TempDir tmp;
   testing::write_results(tmp / "exp");
   const PolicyResults fixed = read_policy_folder(tmp / "exp/fixed-t");
@@ -123,6 +126,7 @@ TEST_CASE("plots: Orchestra's barrier T and tau_n per epoch") {
 }
 
 TEST_CASE("plots: the A3C training curve from train.csv") {
+  if (!testing::gnuplot_or_skip()) return;
   testing::TempDir tmp;
   // The parameter server's header (agents/parameter_server.cpp); an empty cell is a window
   // without an episode that reached the target.
@@ -131,13 +135,16 @@ TEST_CASE("plots: the A3C training curve from train.csv") {
                       "10,4,-0.5,,0,0\n20,8,0.25,280000,0.5,1\n30,12,0.5,250000,1,1\n");
   const Figure f = training_figure(common::read_csv(tmp / "train.csv"), "a3c_training");
   CHECK(f.series == std::vector<std::string>{"mean_reward", "mean_time_to_target_ms", "reached_share"});  // not the counters
-  CHECK(f.script.find("$train << EOD\n10 -0.5 NaN 0\n20 0.25 280000 0.5\n30 0.5 250000 1\nEOD\n") != std::string::npos);
+  // Against episodes (not updates: an update of an agent with K environments is K rollouts).
+  CHECK(f.script.find("$train << EOD\n4 -0.5 NaN 0\n8 0.25 280000 0.5\n12 0.5 250000 1\nEOD\n") != std::string::npos);
+  CHECK(f.script.find("set xlabel 'episodes'") != std::string::npos);
   const Rendered r = render_both(f, tmp / "plots");
   check_png(r.png);
   check_svg(r.svg, f.series, "A3C training");
 }
 
 TEST_CASE("plots: the timeline, boxes of compute, idle and communication per worker from each policy's first round") {
+  if (!testing::gnuplot_or_skip()) return;
   testing::TempDir tmp;
   testing::write_results(tmp / "exp");
   const auto runs = read_results({tmp / "exp"});
@@ -164,6 +171,7 @@ TEST_CASE("plots: the timeline, boxes of compute, idle and communication per wor
 }
 
 TEST_CASE("plots: make_plots draws every figure a results directory calls for") {
+  if (!testing::gnuplot_or_skip()) return;
   testing::TempDir tmp;
   testing::write_results(tmp / "exp");
   testing::write_text(tmp / "exp/train.csv", "update,mean_reward\n1,0\n2,1\n");
@@ -191,6 +199,7 @@ TEST_CASE("plots: a missing gnuplot is a clear error, before any file is written
 }
 
 TEST_CASE("plots: a gnuplot error is reported with gnuplot's message, and no image is left") {
+  if (!testing::gnuplot_or_skip()) return;
   testing::TempDir tmp;
   testing::write_text(tmp / "bad.gp", "plot $nowhere using 1:2\n");
   CHECK_THROWS_WITH_AS(render_gnuplot(tmp / "bad.gp", tmp / "bad.png", ImageFormat::Png, GnuplotOptions{}),
@@ -204,21 +213,29 @@ TEST_CASE("plots: labels become safe file names and quotes in titles stay gnuplo
   CHECK(gnuplot_quote("it's") == "'it''s'");
 }
 
-TEST_CASE("orchestra compare --plot: the table and every figure, PNG and SVG") {
+TEST_CASE("orchestra compare --plot: the table and every figure, PNG and SVG; without gnuplot, one clear line") {
   testing::TempDir tmp;
   testing::write_results(tmp / "exp");
+  const auto missing = testing::run_command(std::string(ORCHESTRA_BINARY) + " compare " + (tmp / "exp") + " --plot --gnuplot /nonexistent/gp");
+  CHECK(missing.exit_code != 0);
+  CHECK(missing.output.find("gnuplot-nox") != std::string::npos);
+  // A machine without gnuplot at all: none on PATH.
+  const auto none = testing::run_command("PATH=" + testing::path_without_gnuplot() + " " + ORCHESTRA_BINARY + " compare " + (tmp / "exp") + " --plot");
+  CHECK(none.exit_code == 1);
+  CHECK(none.output == "orchestra: plot error: gnuplot not found (gnuplot): plots need Debian's gnuplot-nox package "
+                       "(scripts/install-deps.sh installs it, or: sudo apt-get install gnuplot-nox)\n");
+  CHECK_FALSE(std::filesystem::exists(tmp / "exp/plots"));
+  if (!testing::gnuplot_or_skip()) return;
   const auto r = testing::run_command(std::string(ORCHESTRA_BINARY) + " compare " + (tmp / "exp") + " --plot --quiet");
   CHECK(r.exit_code == 0);
   CHECK(r.output.empty());
   check_png(tmp / "exp/plots/accuracy_vs_time.png");
   check_svg(tmp / "exp/plots/accuracy_vs_time.svg", {"dsgd", "lbb", "fixed-t"}, "Test accuracy vs simulated time");
   check_svg(tmp / "exp/plots/fixed-t.barrier.svg", {"T", "tau fast"}, "barrier T");
-  const auto missing = testing::run_command(std::string(ORCHESTRA_BINARY) + " compare " + (tmp / "exp") + " --plot --gnuplot /nonexistent/gp");
-  CHECK(missing.exit_code != 0);
-  CHECK(missing.output.find("gnuplot-nox") != std::string::npos);
 }
 
 TEST_CASE("plots: an `orchestra train` folder (train.csv, no policies) gives its training curve") {
+  if (!testing::gnuplot_or_skip()) return;
   testing::TempDir tmp;
   std::filesystem::create_directories(tmp / "a3c");
   testing::write_text(tmp / "a3c/train.csv", "update,episodes,mean_reward\n1,1,0\n2,2,1\n");
@@ -234,6 +251,7 @@ TEST_CASE("plots: an `orchestra train` folder (train.csv, no policies) gives its
 }
 
 TEST_CASE("orchestra compare --plot on an `orchestra train` folder: the curve, and no empty table") {
+  if (!testing::gnuplot_or_skip()) return;
   testing::TempDir tmp;
   std::filesystem::create_directories(tmp / "a3c");
   testing::write_text(tmp / "a3c/train.csv", "update,episodes,mean_reward\n1,1,0\n2,2,1\n");
@@ -246,6 +264,7 @@ TEST_CASE("orchestra compare --plot on an `orchestra train` folder: the curve, a
 }
 
 TEST_CASE("plots: a timing-only run (no accuracy) gets simulated time vs epoch, not an empty accuracy plot") {
+  if (!testing::gnuplot_or_skip()) return;
   testing::TempDir tmp;
   testing::write_results(tmp / "exp");
   for (const char* label : {"dsgd", "lbb", "fixed-t"}) {

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "common/errors.hpp"
+#include "env/surrogate/surrogate_file.hpp"
 #include "experiments/config/config.hpp"
 #include "experiments/registry/policy_registry.hpp"
 #include "test_helpers.hpp"
@@ -47,6 +48,16 @@ TEST_CASE("a valid config parses, with defaults resolved") {
   CHECK(cfg.resolved["training"]["lr"] == 0.05);
   // Three profiled batch sizes fit at most a quadratic (BatchTimeModel::fit lowers the degree).
   CHECK(cfg.resolved["cluster"]["workers"][1]["time_model"]["fitted_coefficients"].size() == 3);
+}
+
+TEST_CASE("runtime.tf32: off unless asked, recorded in the resolved config either way; anything but a boolean is one line") {
+  const auto off = parse_config(kValid, "x.yaml");
+  CHECK_FALSE(off.training.tf32);
+  CHECK(off.resolved["runtime"]["tf32"] == false);
+  const auto on = parse_config(std::string(kValid) + "runtime: {device: cpu, tf32: true}\n", "x.yaml");
+  CHECK(on.training.tf32);
+  CHECK(on.resolved["runtime"]["tf32"] == true);
+  check_error(std::string(kValid) + "runtime: {tf32: fast}\n", "x.yaml:15: runtime.tf32: expected true or false, got 'fast'");
 }
 
 TEST_CASE("unknown keys are named with their line") {
@@ -138,4 +149,50 @@ TEST_CASE("round_overhead: simulated runs only, costs >= 0") {
   CHECK(c.cluster.overhead.per_step_ms == 0.5);
   check_error(with("policies:", "  round_overhead: {fixed_ms: -1}\npolicies:"), "cluster.round_overhead.fixed_ms");
   check_error(with("cluster:\n", "cluster:\n  mode: real\n  round_overhead: {fixed_ms: 1}\n"), "a real run pays its own round overheads");
+}
+
+namespace {
+
+// A surrogate of kValid's workload (synthetic 2048 / 512, the default MLP, B = 8), written to `path`.
+void write_matching_surrogate(const std::string& path, const std::string& model = "mlp [256, 128]") {
+  env::SurrogateModel m;
+  m.task = {"synthetic", 2048, 512, model, 1000, 8, 0.05, 0.9, 0.0005, "constant"};
+  m.accuracy.coefficients = {0.9, -0.3};
+  env::write_surrogate(path, m);
+}
+
+}  // namespace
+
+TEST_CASE("runtime.training: surrogate reads the surrogate file relative to the config, checked against the workload") {
+  testing::TempDir dir;
+  write_matching_surrogate(dir / "s.json");
+  const std::string yaml = with("policies:", "runtime:\n  training: surrogate\n  surrogate: s.json\npolicies:");
+  const auto cfg = parse_config(yaml, dir / "x.yaml");
+  CHECK(cfg.training_backend == experiments::TrainingBackend::Surrogate);
+  REQUIRE(cfg.surrogate);
+  CHECK(cfg.surrogate->task.model == "mlp [256, 128]");
+  CHECK(cfg.resolved["runtime"]["training"] == "surrogate");
+  CHECK(parse_config(kValid, "x.yaml").training_backend == experiments::TrainingBackend::Libtorch);
+}
+
+TEST_CASE("runtime.training: surrogate errors name the file, line and key") {
+  testing::TempDir dir;
+  const std::string config = dir / "x.yaml";
+  const auto error = [&](const std::string& runtime, const std::string& expected) {
+    CHECK_THROWS_WITH_AS(parse_config(with("policies:", "runtime:\n" + runtime + "policies:"), config),
+                         doctest::Contains((config + ":" + expected).c_str()), common::ConfigError);
+  };
+  error("  training: surrogate\n", "13: runtime.training: surrogate needs surrogate: FILE");
+  error("  training: simulated\n", "13: runtime.training: expected one of libtorch, surrogate");
+  error("  training: surrogate\n  surrogate: none.json\n", "14: runtime.surrogate: " + (dir / "none.json") + ": no such surrogate file");
+  testing::write_text(dir / "garbage.json", "{");
+  error("  training: surrogate\n  surrogate: garbage.json\n", "14: runtime.surrogate: " + (dir / "garbage.json") + ": not a surrogate file");
+  write_matching_surrogate(dir / "other.json", "mlp [64]");
+  error("  training: surrogate\n  surrogate: other.json\n",
+        "14: runtime.surrogate: " + (dir / "other.json") + ": the surrogate was fitted on model mlp [64], this run trains mlp [256, 128]");
+  write_matching_surrogate(dir / "s.json");
+  error("  surrogate: s.json\n", "13: runtime.surrogate: is only read with training: surrogate");
+  CHECK_THROWS_WITH_AS(parse_config(with("epochs: 1", "epochs: 1\n  timing_only: true") + "runtime:\n  training: surrogate\n  surrogate: s.json\n",
+                                    config),
+                       doctest::Contains("runtime.training: surrogate trains nothing with training.timing_only"), common::ConfigError);
 }

@@ -4,6 +4,7 @@
 // config and the version; the same results give the same bytes. No browser needed.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <regex>
@@ -158,6 +159,7 @@ TEST_CASE("html blocks: escaped text, a Markdown table as an HTML table, a gnupl
 }
 
 TEST_CASE("orchestra compare --html: one well-formed, self-contained page with every table row and figure, the same bytes twice") {
+  if (!testing::gnuplot_or_skip()) return;
   testing::TempDir tmp;
   write_run(tmp / "exp", 42);
   const auto r = testing::run_command(orchestra() + " compare " + (tmp / "exp") + " --html");
@@ -215,6 +217,7 @@ TEST_CASE("orchestra compare --html: one well-formed, self-contained page with e
 }
 
 TEST_CASE("orchestra compare --html on a multi-seed folder: the summary over seeds, every seed's rows and figures") {
+  if (!testing::gnuplot_or_skip()) return;
   testing::TempDir tmp;
   write_run(tmp / "seeds/seed-1", 1);
   write_run(tmp / "seeds/seed-2", 2);
@@ -246,4 +249,10 @@ TEST_CASE("orchestra compare --html without gnuplot: one clear line, nothing wri
   CHECK(r.output.find("gnuplot-nox") != std::string::npos);
   CHECK_FALSE(fs::exists(tmp / "exp/report.html"));
   CHECK_FALSE(fs::exists(tmp / "exp/compare.md"));
+  // No gnuplot on PATH at all, as on a machine set up without it.
+  const auto none = testing::run_command("PATH=" + testing::path_without_gnuplot() + " " + orchestra() + " compare " + (tmp / "exp") + " --html");
+  CHECK(none.exit_code == 1);
+  CHECK(none.output.rfind("orchestra: plot error: gnuplot not found (gnuplot): plots need Debian's gnuplot-nox package", 0) == 0);
+  CHECK(std::count(none.output.begin(), none.output.end(), '\n') == 1);
+  CHECK_FALSE(fs::exists(tmp / "exp/report.html"));
 }

@@ -55,6 +55,7 @@ TEST_CASE("the sweep of static barriers: log-spaced from the slowest step to 64 
 }
 
 TEST_CASE("orchestra evaluate: every controller per seed, the oracle and the ratios checked against the results folders") {
+  if (!testing::gnuplot_or_skip()) return;
   testing::TempDir dir;
   testing::write_text(dir / "tiny.yaml", kTiny);
   torch::manual_seed(4);

@@ -98,6 +98,10 @@ TEST_CASE("results folders hold every file, and the summary what was measured") 
   for (const char* file : {"rounds.csv", "epochs.csv", "evals.csv", "summary.json", "config.json"})
     CHECK(fs::exists(dir / (std::string("r/local-sgd/") + file)));
   CHECK(fs::exists(dir / "r/comparison.md"));
+  // The runtime is recorded with every default filled in: the device and the TF32 policy a GPU run used.
+  const auto recorded = nlohmann::json::parse(read_text(dir / "r/local-sgd/config.json"));
+  CHECK(recorded["runtime"]["device"] == "cpu");
+  CHECK(recorded["runtime"]["tf32"] == false);
   const auto summary = nlohmann::json::parse(read_text(dir / "r/local-sgd/summary.json"));
   CHECK(summary["epochs"] == 2);
   CHECK(summary["final_accuracy"].get<double>() > 0.5);
@@ -154,13 +158,15 @@ TEST_CASE("a truncated IDX file stops the run before any result is written") {
 }
 
 TEST_CASE("the quickstart tells its story: Orchestra's barriers first, lbb without idle time, local-sgd with least "
-          "communication, dsgd paying both, the pretrained controller reaching the target, every policy trained for real" *
-          doctest::skip(!fs::exists("/usr/share/datasets/fashion-mnist"))) {
+          "communication, dsgd paying both, the pretrained controller reaching the target, every policy trained for real") {
+  if (!testing::fashion_mnist_or_skip()) return;
   TempDir dir;
   experiments::RunOptions options;
   options.quiet = true;
   options.out_dir = dir / "q";
-  const auto result = experiments::run_experiment(experiments::load_config(std::string(ORCHESTRA_SOURCE_DIR) + "/configs/quickstart.yaml"), options);
+  auto quickstart = experiments::load_config(std::string(ORCHESTRA_SOURCE_DIR) + "/configs/quickstart.yaml");
+  quickstart.data.path = testing::fashion_mnist_dir();
+  const auto result = experiments::run_experiment(quickstart, options);
   const auto runs = experiments::read_results({options.out_dir});
   REQUIRE(runs.size() == 1);
   std::map<std::string, experiments::TimeShares> shares;
@@ -194,7 +200,19 @@ TEST_CASE("the quickstart tells its story: Orchestra's barriers first, lbb witho
   CHECK(result.outcomes.size() == 5);
 }
 
+TEST_CASE("orchestra run --plot without gnuplot on PATH: one clear line before the run, nothing written") {
+  TempDir dir;
+  testing::write_text(dir / "t.yaml", kTiny);
+  const auto r = testing::run_command("PATH=" + testing::path_without_gnuplot() + " " + binary() + " run " + (dir / "t.yaml") +
+                                      " --out " + (dir / "out") + " --plot --quiet");
+  CHECK(r.exit_code == 1);
+  CHECK(r.output == "orchestra: plot error: gnuplot not found (gnuplot): plots need Debian's gnuplot-nox package "
+                    "(scripts/install-deps.sh installs it, or: sudo apt-get install gnuplot-nox)\n");
+  CHECK_FALSE(fs::exists(dir / "out"));
+}
+
 TEST_CASE("orchestra run --plot ends with the table, the two lines that say what it shows, and where the figures are") {
+  if (!testing::gnuplot_or_skip()) return;
   TempDir dir;
   testing::write_text(dir / "t.yaml", kTiny);
   const auto r = testing::run_command(binary() + " run " + (dir / "t.yaml") + " --out " + (dir / "out") + " --plot --quiet 2>/dev/null");

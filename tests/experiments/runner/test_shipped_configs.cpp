@@ -136,3 +136,25 @@ TEST_CASE("a training config's move_cost_rounds: recorded for the policy file, r
   testing::write_text(dir / "train.yaml", "environment: toy\nreward: time\nmove_cost_rounds: -1\n");
   CHECK_THROWS_WITH_AS(experiments::load_train_config(dir / "train.yaml"), doctest::Contains("train.yaml:3: move_cost_rounds"), common::ConfigError);
 }
+
+TEST_CASE("a training config's merge_episodes: recorded for the policy file, refused where there is nothing to merge") {
+  testing::TempDir dir;
+  const std::string task = std::string(ORCHESTRA_SOURCE_DIR) + "/configs/controller_task.yaml";
+  testing::write_text(dir / "train.yaml", "experiments: [" + task + "]\nmerge_episodes: true\na3c: {envs_per_agent: 4}\n");
+  const experiments::TrainConfig config = experiments::load_train_config(dir / "train.yaml");
+  CHECK(config.merge_episodes);
+  CHECK(config.training_info.at("merge_episodes") == "true");
+  testing::write_text(dir / "train.yaml", "experiments: [" + task + "]\na3c: {envs_per_agent: 4}\n");
+  CHECK_FALSE(experiments::load_train_config(dir / "train.yaml").merge_episodes);
+  testing::write_text(dir / "train.yaml", "experiments: [" + task + "]\nmerge_episodes: true\n");
+  CHECK_THROWS_WITH_AS(experiments::load_train_config(dir / "train.yaml"),
+                       doctest::Contains("train.yaml:2: merge_episodes: merges an agent's environments; it needs a3c.envs_per_agent of 2 or more"),
+                       common::ConfigError);
+  testing::write_text(dir / "train.yaml", "experiments: [" + task + ", " + task + "]\nmerge_episodes: true\na3c: {envs_per_agent: 2}\n");
+  CHECK_THROWS_WITH_AS(experiments::load_train_config(dir / "train.yaml"),
+                       doctest::Contains("train.yaml:2: merge_episodes: merged episodes train one model; it needs exactly one experiment, got 2"),
+                       common::ConfigError);
+  testing::write_text(dir / "train.yaml", "environment: toy\nmerge_episodes: true\na3c: {envs_per_agent: 2}\n");
+  CHECK_THROWS_WITH_AS(experiments::load_train_config(dir / "train.yaml"),
+                       doctest::Contains("train.yaml:2: merge_episodes: merges real training; it needs environment: local-sgd"), common::ConfigError);
+}

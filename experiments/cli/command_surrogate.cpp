@@ -1,0 +1,235 @@
+// `orchestra surrogate log|fit|fidelity`: the surrogate of training (env/surrogate/) is made from
+// rounds of real training (log), fitted and chosen on held-out episodes (fit), and judged against
+// real training on clusters it was not fitted on (fidelity).
+#include <cstdio>
+#include <iostream>
+#include <limits>
+#include <sstream>
+#include <vector>
+#include <string>
+
+#include "experiments/cli/cli_args.hpp"
+#include "experiments/cli/commands.hpp"
+#include "experiments/runner/train_config.hpp"
+#include "common/atomic_file.hpp"
+#include "env/surrogate/surrogate_file.hpp"
+#include "experiments/surrogate/fidelity_run.hpp"
+#include "experiments/surrogate/logged_episodes.hpp"
+#include "experiments/surrogate/round_log.hpp"
+#include "experiments/surrogate/surrogate_fit.hpp"
+#include "experiments/surrogate/surrogate_replay.hpp"
+
+namespace experiments {
+namespace {
+
+const char* kSurrogateHelp = R"(usage: orchestra surrogate log TRAIN_CONFIG [--episodes N] [--first K] [--seed S] [--out DIR] [--quiet]
+       orchestra surrogate fit LOG_DIR... [--out FILE] [--forms progress-noise,sample-clock] [--quiet]
+       orchestra surrogate fidelity SURROGATE.json CONFIG... [--seeds 1-3] [--jobs N] [--real DIR] [--out DIR]
+
+The surrogate of training: a fitted model of how the global model's test loss and accuracy move in
+one round of local SGD, given what the round did, so that the barrier-tuning RL environment runs
+at microseconds per round (README, "The surrogate of training").
+
+  log TRAIN_CONFIG   real training (libtorch) on clusters drawn from the training config's
+                     distribution, under static and randomly moved barriers, the test set evaluated
+                     after every round; one CSV row per round in DIR/rounds-*.csv, one per episode
+                     in DIR/episodes-*.csv, the workload in DIR/task.json
+      --episodes N   episodes to run (default 100)
+      --first K      the first episode's index (default 0): two processes given disjoint ranges
+                     fill one folder; chunks already written are skipped, so a rerun resumes
+      --seed S       episode k's seed is derived from (S, k) (default 1)
+      --chunk C      episodes per file (default 25)
+      --after-target E   epochs run past the first evaluation at the target (default 0.5)
+      --out DIR      (default results/surrogate-log)
+
+  fit LOG_DIR...      fits the surrogate's forms (env/surrogate/surrogate_model.hpp) on the logged
+                     episodes, judges each on every 5th episode held out (time to target, loss and
+                     accuracy along the path), refits the best on all and writes it as JSON
+      --out FILE     (default surrogate.json)
+      --forms LIST   the forms to try (default progress-noise,sample-clock)
+      --holdout-every K   hold out episodes whose index is a multiple of K (default 5)
+      --draws D      stochastic replays per held-out episode (default 16)
+      --iterations I Levenberg-Marquardt iterations per fit (default 60)
+      --target-weight W  weight of the rounds near the target accuracy in the path's fit (default 3)
+      --training-limit N fit on the first N training episodes only (how the fit grows with data)
+      --judge FILE   fit nothing: print how well the surrogate FILE predicts the held-out episodes
+      --paths CSV    with --judge: every logged round beside the surrogate's expected path
+
+  fidelity SURROGATE.json CONFIG...
+                     orchestra evaluate's static-T sweep (with orchestra-lcm, random moves and a
+                     policy) on the configs with real training and on the surrogate, compared per
+                     cluster: the best static T on each side (same or adjacent?) and the time to
+                     target (relative error); DIR/fidelity.md and DIR/fidelity.csv
+      --seeds LIST   (default 1-3)
+      --jobs N       seeds run at once, in processes (default 1)
+      --policy P.pt  the policy judged beside the sweep; its move and interval set the sweep's
+                     (default pretrained/orchestra-a3c.pt)
+      --real DIR     an earlier real evaluation of the same configs and seeds, reused
+      --out DIR      (default results/surrogate-fidelity)
+
+examples:
+  nice -n 5 orchestra surrogate log configs/a3c_general.yaml --episodes 200 --out results/surrogate-log
+  orchestra surrogate fit results/surrogate-log --out surrogate.json
+  orchestra surrogate fidelity surrogate.json configs/heldout/*.yaml --seeds 1-3 --jobs 2
+)";
+
+int surrogate_log(ArgCursor& arg) {
+  std::string config_path;
+  RoundLogOptions options;
+  options.out_dir = "results/surrogate-log";
+  while (arg.next()) {
+    const std::string& a = arg.arg();
+    if (arg.is_help()) {
+      std::cout << kSurrogateHelp;
+      return 0;
+    } else if (a == "--episodes") {
+      options.episodes = arg.integer(1, 10000000);
+    } else if (a == "--first") {
+      options.first_episode = arg.integer(0, 1000000000);
+    } else if (a == "--seed") {
+      options.seed = static_cast<std::uint64_t>(arg.integer(0, std::numeric_limits<std::int64_t>::max()));
+    } else if (a == "--chunk") {
+      options.chunk = static_cast<int>(arg.integer(1, 100000));
+    } else if (a == "--after-target") {
+      options.after_target_epochs = arg.number(0, 1000);
+    } else if (a == "--out") {
+      options.out_dir = arg.value();
+    } else if (a == "--quiet") {
+      options.quiet = true;
+    } else if (arg.is_option()) {
+      throw UsageError("log: unknown option " + a + "\n" + kSurrogateHelp);
+    } else if (config_path.empty()) {
+      config_path = a;
+    } else {
+      throw UsageError("log takes one TRAIN_CONFIG, got a second: " + a);
+    }
+  }
+  if (config_path.empty()) throw UsageError(std::string("log needs TRAIN_CONFIG\n") + kSurrogateHelp);
+  const TrainConfig config = load_train_config(config_path);
+  const RoundLogSummary s = log_real_rounds(config, options);
+  if (!options.quiet) {
+    std::fprintf(stderr, "surrogate log: %lld episodes run (%lld already there), %lld rounds in %.1f s; files in %s\n",
+                 static_cast<long long>(s.episodes_run), static_cast<long long>(s.episodes_skipped), static_cast<long long>(s.rounds),
+                 s.seconds, options.out_dir.c_str());
+  }
+  return 0;
+}
+
+int surrogate_fit(ArgCursor& arg) {
+  std::vector<std::string> folders;
+  std::string out = "surrogate.json", judge_file, paths_file;
+  SurrogateFitOptions options;
+  while (arg.next()) {
+    const std::string& a = arg.arg();
+    if (arg.is_help()) {
+      std::cout << kSurrogateHelp;
+      return 0;
+    } else if (a == "--out") {
+      out = arg.value();
+    } else if (a == "--forms") {
+      options.forms.clear();
+      std::string list = arg.value(), name;
+      std::istringstream in(list);
+      while (std::getline(in, name, ','))
+        options.forms.push_back(parse_option<env::SurrogateForm>(
+            "--forms", name, {{"progress-noise", env::SurrogateForm::ProgressNoise}, {"sample-clock", env::SurrogateForm::SampleClock}}));
+      if (options.forms.empty()) throw UsageError("--forms: name at least one form");
+    } else if (a == "--holdout-every") {
+      options.holdout_every = static_cast<int>(arg.integer(2, 1000));
+    } else if (a == "--draws") {
+      options.draws = static_cast<int>(arg.integer(1, 10000));
+    } else if (a == "--iterations") {
+      options.max_iterations = static_cast<int>(arg.integer(1, 100000));
+    } else if (a == "--training-limit") {
+      options.training_limit = arg.integer(5, 100000000);
+    } else if (a == "--target-weight") {
+      options.target_weight = arg.number(1, 1000);
+    } else if (a == "--judge") {
+      judge_file = arg.value();
+    } else if (a == "--paths") {
+      paths_file = arg.value();
+    } else if (a == "--quiet") {
+      options.quiet = true;
+    } else if (arg.is_option()) {
+      throw UsageError("fit: unknown option " + a + "\n" + kSurrogateHelp);
+    } else {
+      folders.push_back(a);
+    }
+  }
+  if (folders.empty()) throw UsageError(std::string("fit needs at least one LOG_DIR\n") + kSurrogateHelp);
+  const RoundLogs logs = read_round_logs(folders);
+  if (!judge_file.empty()) {  // no fit: how well a surrogate file predicts the held-out episodes
+    const auto model = env::read_surrogate(judge_file);
+    std::vector<const LoggedEpisode*> holdout;
+    for (const auto& e : logs.episodes)
+      if (e.id % options.holdout_every == 0) holdout.push_back(&e);
+    std::cout << quality_json(judge(*model, logs, holdout, options)).dump(2) << "\n";
+    if (!paths_file.empty()) {
+      std::vector<const LoggedEpisode*> all;
+      for (const auto& e : logs.episodes) all.push_back(&e);
+      common::write_file_atomic(paths_file, replayed_paths_csv(*model, logs, all));
+    }
+    return 0;
+  }
+  SurrogateFitResult result = fit_surrogate(logs, options);
+  result.report["command"] = "orchestra surrogate fit " + [&] {
+    std::string joined;
+    for (const auto& f : folders) joined += (joined.empty() ? "" : " ") + f;
+    return joined;
+  }();
+  env::write_surrogate(out, result.model, result.report);
+  if (!options.quiet) std::fprintf(stderr, "surrogate fit: wrote %s (%s)\n", out.c_str(), env::surrogate_form_name(result.chosen));
+  return 0;
+}
+
+int surrogate_fidelity(ArgCursor& arg) {
+  FidelityRunOptions options;
+  while (arg.next()) {
+    const std::string& a = arg.arg();
+    if (arg.is_help()) {
+      std::cout << kSurrogateHelp;
+      return 0;
+    } else if (a == "--seeds") {
+      options.seeds = parse_seed_list("--seeds", arg.value());
+    } else if (a == "--jobs") {
+      options.jobs = static_cast<int>(arg.integer(1, 64));
+    } else if (a == "--policy") {
+      options.policy = arg.value();
+    } else if (a == "--real") {
+      options.real_from = arg.value();
+    } else if (a == "--out") {
+      options.out_dir = arg.value();
+    } else if (a == "--quiet") {
+      options.quiet = true;
+    } else if (arg.is_option()) {
+      throw UsageError("fidelity: unknown option " + a + "\n" + kSurrogateHelp);
+    } else if (options.surrogate.empty()) {
+      options.surrogate = a;
+    } else {
+      options.configs.push_back(a);
+    }
+  }
+  if (options.surrogate.empty() || options.configs.empty())
+    throw UsageError(std::string("fidelity needs SURROGATE.json and at least one CONFIG\n") + kSurrogateHelp);
+  const FidelityRunResult result = run_surrogate_fidelity(options);
+  std::cout << surrogate_fidelity_markdown(result.fidelity);
+  if (!options.quiet) std::fprintf(stderr, "surrogate fidelity: %s, %s\n", result.files[0].c_str(), result.files[1].c_str());
+  return 0;
+}
+
+}  // namespace
+
+int command_surrogate(const Args& args) {
+  ArgCursor arg(args);
+  if (!arg.next() || arg.is_help()) {
+    std::cout << kSurrogateHelp;
+    return args.empty() ? 2 : 0;
+  }
+  const std::string verb = arg.arg();
+  if (verb == "log") return surrogate_log(arg);
+  if (verb == "fit") return surrogate_fit(arg);
+  if (verb == "fidelity") return surrogate_fidelity(arg);
+  throw UsageError("unknown surrogate command '" + verb + "' (log, fit or fidelity)\n" + kSurrogateHelp);
+}
+
+}  // namespace experiments

@@ -1,0 +1,39 @@
+// `orchestra surrogate fidelity SURROGATE.json CONFIG...`: `orchestra evaluate` (its static-T sweep,
+// orchestra-lcm, random moves and a learned policy) on the configs with real training and again on
+// the surrogate (each config with runtime.training: surrogate), then the comparison of
+// surrogate_fidelity.hpp, written as DIR/fidelity.md and DIR/fidelity.csv.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "experiments/surrogate/surrogate_fidelity.hpp"
+
+namespace experiments {
+
+struct FidelityRunOptions {
+  std::string surrogate;                 // the surrogate file
+  std::vector<std::string> configs;      // cluster experiment configs (as for orchestra evaluate)
+  std::vector<std::uint64_t> seeds{1, 2, 3};
+  std::string policy = "pretrained/orchestra-a3c.pt";  // judged beside the sweep; sets its move and interval
+  std::string out_dir = "results/surrogate-fidelity";
+  std::string real_from;                 // an earlier real evaluation of these configs: reused, not rerun
+  int jobs = 1;
+  bool quiet = false;
+};
+
+struct FidelityRunResult {
+  SurrogateFidelity fidelity;
+  std::string real_dir, surrogate_dir;
+  std::vector<std::string> files;        // fidelity.md, fidelity.csv
+};
+
+// Throws common::ConfigError / DataError before anything runs for a bad surrogate or config.
+FidelityRunResult run_surrogate_fidelity(const FidelityRunOptions& options);
+
+// `config_path`'s YAML with runtime.training: surrogate and runtime.surrogate: the absolute
+// `surrogate` path (a relative data folder made absolute, as evaluate does), for writing elsewhere.
+std::string surrogate_variant(const std::string& config_path, const std::string& surrogate);
+
+}  // namespace experiments

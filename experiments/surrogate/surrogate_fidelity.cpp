@@ -1,0 +1,162 @@
+#include "experiments/surrogate/surrogate_fidelity.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "common/errors.hpp"
+
+namespace experiments {
+namespace {
+
+using Key = std::tuple<std::string, std::uint64_t, std::string>;  // cluster, seed, controller
+
+std::map<Key, const ControllerRun*> index_of(const std::vector<ControllerRun>& runs) {
+  std::map<Key, const ControllerRun*> out;
+  for (const auto& r : runs) out[{r.cluster, r.seed, r.controller}] = &r;
+  return out;
+}
+
+// `orchestra evaluate`'s reading of a run: its time to target, or its run time when it missed.
+double time_of(const ControllerRun& r) { return r.time_to_target_s ? *r.time_to_target_s : r.run_time_s; }
+
+std::string fixed(double x, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, x);
+  return buffer;
+}
+
+std::string percent(double x) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%+.1f%%", 100 * x);
+  return buffer;
+}
+
+std::string with_misses(double s, int misses, int seeds) {
+  std::string text = fixed(s, 2);
+  if (misses > 0) text += " (" + std::to_string(misses) + " of " + std::to_string(seeds) + " missed)";
+  return text;
+}
+
+}  // namespace
+
+double ClusterFidelity::sweep_mean_abs_error() const {
+  double sum = 0;
+  for (const auto& p : sweep) sum += std::fabs(p.error());
+  return sweep.empty() ? 0.0 : sum / static_cast<double>(sweep.size());
+}
+
+SurrogateFidelity compare_surrogate(const std::vector<ControllerRun>& real, const std::vector<ControllerRun>& surrogate) {
+  const auto real_index = index_of(real), surrogate_index = index_of(surrogate);
+  std::map<std::string, std::map<std::string, std::vector<std::pair<const ControllerRun*, const ControllerRun*>>>> pairs;
+  std::set<std::uint64_t> seeds;
+  for (const auto& [key, r] : real_index) {
+    const auto it = surrogate_index.find(key);
+    if (it == surrogate_index.end()) continue;
+    pairs[std::get<0>(key)][std::get<2>(key)].push_back({r, it->second});
+    seeds.insert(std::get<1>(key));
+  }
+  if (pairs.empty()) throw common::DataError("the real and the surrogate evaluations share no cluster, seed and controller");
+  SurrogateFidelity out;
+  out.seeds.assign(seeds.begin(), seeds.end());
+  double error_sweep = 0;
+  int sweep_points = 0;
+  for (const auto& [cluster, controllers] : pairs) {
+    ClusterFidelity c;
+    c.cluster = cluster;
+    for (const auto& [controller, runs] : controllers) {
+      ControllerTimes t;
+      t.controller = controller;
+      t.barrier_ms = runs.front().first->barrier_ms;
+      double real_log = 0, surrogate_log = 0;
+      for (const auto& [r, s] : runs) {
+        real_log += std::log(time_of(*r));
+        surrogate_log += std::log(time_of(*s));
+        t.real_misses += r->time_to_target_s ? 0 : 1;
+        t.surrogate_misses += s->time_to_target_s ? 0 : 1;
+      }
+      t.seeds = static_cast<int>(runs.size());
+      t.real_s = std::exp(real_log / t.seeds);
+      t.surrogate_s = std::exp(surrogate_log / t.seeds);
+      (runs.front().first->role == ControllerRole::Sweep ? c.sweep : c.others).push_back(t);
+    }
+    std::sort(c.sweep.begin(), c.sweep.end(), [](const auto& a, const auto& b) { return a.barrier_ms < b.barrier_ms; });
+    if (c.sweep.empty()) continue;
+    // The best static T: the fewest misses first (a miss's time is only a lower bound), then the time.
+    const auto best = [&](auto time, auto misses) {
+      int chosen = 0;
+      for (int k = 1; k < static_cast<int>(c.sweep.size()); ++k) {
+        const auto& a = c.sweep[static_cast<std::size_t>(k)];
+        const auto& b = c.sweep[static_cast<std::size_t>(chosen)];
+        if (std::make_pair(misses(a), time(a)) < std::make_pair(misses(b), time(b))) chosen = k;
+      }
+      return chosen;
+    };
+    c.real_best = best([](const ControllerTimes& t) { return t.real_s; }, [](const ControllerTimes& t) { return t.real_misses; });
+    c.surrogate_best = best([](const ControllerTimes& t) { return t.surrogate_s; }, [](const ControllerTimes& t) { return t.surrogate_misses; });
+    out.best_same_or_adjacent += c.best_same_or_adjacent() ? 1 : 0;
+    out.within_10_percent += std::fabs(c.error_at_real_best()) <= 0.10 ? 1 : 0;
+    out.mean_abs_error_at_best += std::fabs(c.error_at_real_best());
+    for (const auto& p : c.sweep) {
+      error_sweep += std::fabs(p.error());
+      ++sweep_points;
+    }
+    out.clusters.push_back(std::move(c));
+  }
+  if (!out.clusters.empty()) out.mean_abs_error_at_best /= static_cast<double>(out.clusters.size());
+  out.mean_abs_error_sweep = sweep_points > 0 ? error_sweep / sweep_points : 0.0;
+  return out;
+}
+
+std::string surrogate_fidelity_markdown(const SurrogateFidelity& f) {
+  std::string seeds;
+  for (std::uint64_t s : f.seeds) seeds += (seeds.empty() ? "" : ", ") + std::to_string(s);
+  std::string md = "Time to target (s), geometric mean over seeds " + seeds +
+                   " (a miss at its run time); best static T of the sweep on each side.\n\n"
+                   "| cluster | best T real (ms) | best T surrogate (ms) | same or adjacent | time at real best T: real | surrogate | error | "
+                   "oracle time: real | surrogate | error | sweep mean abs error |\n"
+                   "|---|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& c : f.clusters) {
+    const auto& rb = c.sweep[static_cast<std::size_t>(c.real_best)];
+    const auto& sb = c.sweep[static_cast<std::size_t>(c.surrogate_best)];
+    md += "| " + c.cluster + " | " + fixed(rb.barrier_ms, 0) + " | " + fixed(sb.barrier_ms, 0) + " | " +
+          (c.best_same_or_adjacent() ? (c.real_best == c.surrogate_best ? "same" : "adjacent") : "**no**") + " | " +
+          with_misses(rb.real_s, rb.real_misses, rb.seeds) + " | " + with_misses(rb.surrogate_s, rb.surrogate_misses, rb.seeds) + " | " +
+          percent(c.error_at_real_best()) + " | " + fixed(c.real_oracle_s(), 2) + " | " + fixed(c.surrogate_oracle_s(), 2) + " | " +
+          percent(c.oracle_error()) + " | " + fixed(100 * c.sweep_mean_abs_error(), 1) + "% |\n";
+  }
+  md += "\nBest static T the same or adjacent on " + std::to_string(f.best_same_or_adjacent) + " of " + std::to_string(f.clusters.size()) +
+        " clusters; time at the real best T within 10% on " + std::to_string(f.within_10_percent) + " of " +
+        std::to_string(f.clusters.size()) + " (mean |error| " + fixed(100 * f.mean_abs_error_at_best, 1) + "%); over every sweep point " +
+        fixed(100 * f.mean_abs_error_sweep, 1) + "% mean |error|.\n\n";
+  md += "Per cluster and controller (real / surrogate, s):\n\n| cluster | controller | real | surrogate | error |\n|---|---|---:|---:|---:|\n";
+  for (const auto& c : f.clusters) {
+    for (const auto& t : c.others)
+      md += "| " + c.cluster + " | " + t.controller + " | " + with_misses(t.real_s, t.real_misses, t.seeds) + " | " +
+            with_misses(t.surrogate_s, t.surrogate_misses, t.seeds) + " | " + percent(t.error()) + " |\n";
+    for (const auto& t : c.sweep)
+      md += "| " + c.cluster + " | " + t.controller + " | " + with_misses(t.real_s, t.real_misses, t.seeds) + " | " +
+            with_misses(t.surrogate_s, t.surrogate_misses, t.seeds) + " | " + percent(t.error()) + " |\n";
+  }
+  return md;
+}
+
+std::string surrogate_fidelity_csv(const SurrogateFidelity& f) {
+  std::string csv = "cluster,controller,barrier_ms,seeds,real_s,real_misses,surrogate_s,surrogate_misses,error,real_best,surrogate_best\n";
+  for (const auto& c : f.clusters) {
+    const auto row = [&](const ControllerTimes& t, bool sweep, std::size_t k) {
+      csv += c.cluster + "," + t.controller + "," + fixed(t.barrier_ms, 3) + "," + std::to_string(t.seeds) + "," + fixed(t.real_s, 4) + "," +
+             std::to_string(t.real_misses) + "," + fixed(t.surrogate_s, 4) + "," + std::to_string(t.surrogate_misses) + "," +
+             fixed(t.error(), 5) + "," + (sweep && static_cast<int>(k) == c.real_best ? "1" : "0") + "," +
+             (sweep && static_cast<int>(k) == c.surrogate_best ? "1" : "0") + "\n";
+    };
+    for (std::size_t k = 0; k < c.others.size(); ++k) row(c.others[k], false, k);
+    for (std::size_t k = 0; k < c.sweep.size(); ++k) row(c.sweep[k], true, k);
+  }
+  return csv;
+}
+
+}  // namespace experiments

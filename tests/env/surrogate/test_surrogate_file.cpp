@@ -1,0 +1,58 @@
+// The surrogate file (env/surrogate/surrogate_file.hpp): a round trip, and every way a file can be
+// bad gives one DataError naming the file and the reason.
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "common/errors.hpp"
+#include "env/surrogate/surrogate_file.hpp"
+#include "surrogate_fixture.hpp"
+#include "test_helpers.hpp"
+
+namespace {
+
+void check_bad(const std::string& text, const std::string& reason) {
+  testing::TempDir dir;
+  const std::string path = dir / "s.json";
+  testing::write_text(path, text);
+  CHECK_THROWS_WITH_AS(env::read_surrogate(path), doctest::Contains((path + ": " + reason).c_str()), common::DataError);
+}
+
+std::string edited(const std::function<void(nlohmann::json&)>& edit) {
+  nlohmann::json j = env::surrogate_to_json(testing::noisy_surrogate());
+  edit(j);
+  return j.dump();
+}
+
+}  // namespace
+
+TEST_CASE("surrogate file: what is written reads back the same, with the fit report kept aside") {
+  testing::TempDir dir;
+  const std::string path = dir / "s.json";
+  const env::SurrogateModel m = testing::noisy_surrogate();
+  env::write_surrogate(path, m, {{"episodes", 12}});
+  const auto back = env::read_surrogate(path);
+  CHECK(env::surrogate_to_json(*back) == env::surrogate_to_json(m));
+  CHECK(nlohmann::json::parse(testing::read_text(path))["fit"]["episodes"] == 12);
+  CHECK(nlohmann::json::parse(testing::read_text(path))["form"] == "progress-noise");
+}
+
+TEST_CASE("surrogate file: a missing file, a folder, garbage, another format or version, and bad numbers") {
+  testing::TempDir dir;
+  CHECK_THROWS_WITH_AS(env::read_surrogate(dir / "none.json"), doctest::Contains("none.json: no such surrogate file"), common::DataError);
+  CHECK_THROWS_WITH_AS(env::read_surrogate(dir.path.string()), doctest::Contains("is a directory"), common::DataError);
+  check_bad("surrogate? no", "not a surrogate file (not valid JSON");
+  check_bad(edited([](nlohmann::json& j) { j["format"] = "orchestra-policy"; }), "format: expected \"orchestra-surrogate\"");
+  check_bad(edited([](nlohmann::json& j) { j["version"] = 2; }), "version: expected 1, got 2");
+  check_bad(edited([](nlohmann::json& j) { j["form"] = "neural"; }), "form: expected \"progress-noise\" or \"sample-clock\"");
+  check_bad(edited([](nlohmann::json& j) { j["curve"].erase("exponent"); }), "curve.exponent: missing");
+  check_bad(edited([](nlohmann::json& j) { j["noise"]["level"] = "high"; }), "noise.level: expected a number");
+  check_bad(edited([](nlohmann::json& j) { j["task"].erase("model"); }), "task.model: missing");
+  check_bad(edited([](nlohmann::json& j) { j["noise"]["unrecovered"] = 2; }), "noise.unrecovered: expected a number in [0, 1]");
+  // JSON has no NaN or infinity; a number too large for a double is refused with the rest.
+  std::string infinite = edited([](nlohmann::json& j) { j["curve"]["exponent"] = 12345; });
+  infinite.replace(infinite.find("12345"), 5, "1e999");
+  check_bad(infinite, "not a surrogate file (not valid JSON: [json.exception.out_of_range.406] number overflow");
+  check_bad(edited([](nlohmann::json& j) { j["curve"]["exponent"] = nullptr; }), "curve.exponent: expected a number");
+}

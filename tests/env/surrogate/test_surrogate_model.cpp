@@ -1,0 +1,136 @@
+// The surrogate of training (env/surrogate/surrogate_model.hpp, surrogate_env.hpp): hand-made
+// surrogates whose loss after a round is worked out by hand, through the arithmetic alone and
+// through SurrogateEnv driven by env::Simulation; determinism; plans it does not model.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "common/errors.hpp"
+#include "env/surrogate/surrogate_env.hpp"
+#include "env/surrogate/surrogate_model.hpp"
+#include "surrogate_fixture.hpp"
+
+namespace {
+
+env::SurrogateEnv make_env(const env::SurrogateModel& model, std::uint64_t seed) {
+  env::SurrogateEnvSpec spec;
+  spec.simulation.cluster = testing::two_workers();
+  spec.simulation.global_batch = 32;
+  return env::SurrogateEnv(spec, std::make_shared<const env::SurrogateModel>(model), seed);
+}
+
+env::RoundPlan averaging_plan(int batch, int steps) {
+  env::RoundPlan plan;
+  plan.aggregation = env::Aggregation::ModelAverage;
+  plan.workers = {{batch, steps}, {batch, steps}};
+  return plan;
+}
+
+}  // namespace
+
+TEST_CASE("surrogate: the loss curve, the accuracy map and a plain average, by hand") {
+  const env::SurrogateModel m = testing::plain_surrogate();
+  CHECK(m.curve.at(0) == doctest::Approx(2.0));
+  CHECK(m.curve.at(10) == doctest::Approx(1.0));
+  CHECK(m.accuracy.at(1.0) == doctest::Approx(0.9));
+  const env::SurrogateDynamics dynamics(m);
+  env::ReplicaState a, b;
+  dynamics.advance(a, 5, 16, 1.0);
+  dynamics.advance(b, 5, 16, 1.0);
+  env::GlobalState global;
+  dynamics.observe(global, dynamics.average({&a, &b}, {0.5, 0.5}, nullptr), nullptr);
+  CHECK(global.loss == doctest::Approx(2.0 / 1.5));                        // F(5) = 2 / (1 + 5 / 10)
+  CHECK(global.accuracy == doctest::Approx(0.9 - 0.3 * std::log(2.0 / 1.5)));
+}
+
+TEST_CASE("surrogate: the drift penalty and the noise of an average, by hand") {
+  env::SurrogateModel m = testing::plain_surrogate();
+  m.progress.drift_exponent = 1;  // e = (1 + d / 10)^-1
+  m.noise = {0.1, 0.2, 1.0, 0.5, 0.05, 20.0, 1.0, 0.0, 0.0, 0.0};
+  const env::SurrogateDynamics dynamics(m);
+  env::ReplicaState a, b;
+  dynamics.advance(a, 5, 16, 1.0);
+  dynamics.advance(b, 5, 16, 1.0);
+  // Each replica: a^5 = exp(-0.5), fresh noise xi = 0.2 (1 - exp(-0.5)), drift 5.
+  const double xi = 0.2 * (1 - std::exp(-0.5));
+  CHECK(a.fresh == doctest::Approx(xi));
+  CHECK(a.drift == doctest::Approx(5.0));
+  const env::ReplicaState avg = dynamics.average({&a, &b}, {0.5, 0.5}, nullptr);
+  // p = (1 + 5 / 10)^-1 * 5; noise = xi / 2 + (1 - 1/2) (0.5 xi + 0.05 r / (1 + r)), r = 5 / 20.
+  CHECK(avg.progress == doctest::Approx(5.0 / 1.5));
+  const double noise = xi / 2 + 0.5 * (0.5 * xi + 0.05 * 0.25 / 1.25);
+  CHECK(avg.noise() == doctest::Approx(noise));
+  env::GlobalState global;
+  dynamics.observe(global, avg, nullptr);
+  CHECK(global.loss == doctest::Approx(1.5 + noise));  // F(10 / 3) = 2 / (4 / 3)
+  // One replica alone keeps all of its fresh noise (sum w^2 = 1), as a worker that trains the
+  // global model alone at an epoch's end does.
+  const env::ReplicaState alone = dynamics.average({&a}, {1.0}, nullptr);
+  CHECK(alone.noise() == doctest::Approx(xi));
+}
+
+TEST_CASE("SurrogateEnv: one averaging round of the simulated cluster gives the hand-computed loss") {
+  env::SurrogateEnv cluster = make_env(testing::plain_surrogate(), 3);
+  CHECK(cluster.evaluate().loss == doctest::Approx(2.0));  // untrained: F(0)
+  const env::RoundReport report = cluster.run_round(averaging_plan(16, 5));
+  CHECK(report.workers[0].local_steps == 5);
+  CHECK(report.workers[1].local_steps == 5);
+  CHECK(cluster.evaluate().loss == doctest::Approx(2.0 / 1.5));
+  CHECK(cluster.evaluate().accuracy == doctest::Approx(0.9 - 0.3 * std::log(2.0 / 1.5)));
+  // Each step's training loss is the replica's loss before it: F(0), F(1), ..., F(4), per worker.
+  double mean = 0;
+  for (int p = 0; p < 5; ++p) mean += 2.0 / (1 + p / 10.0) / 5;
+  CHECK(report.train_loss == doctest::Approx(mean));
+}
+
+TEST_CASE("SurrogateEnv: a gradient all-reduce round is one step of every member, averaged by B_i / B") {
+  env::SurrogateEnv cluster = make_env(testing::plain_surrogate(), 3);
+  env::RoundPlan plan;
+  plan.workers = {{16, 1}, {32, 1}};
+  cluster.run_round(plan);
+  CHECK(cluster.evaluate().loss == doctest::Approx(2.0 / 1.1));  // every replica one step: p = 1
+}
+
+TEST_CASE("SurrogateEnv: the same seed gives the same episode, another seed another") {
+  const auto episode = [](std::uint64_t seed) {
+    env::SurrogateEnv cluster = make_env(testing::noisy_surrogate(), seed);
+    std::vector<double> trace;
+    for (int r = 0; r < 12; ++r) {
+      const env::RoundReport report = cluster.run_round(averaging_plan(16, 3));
+      trace.push_back(report.train_loss);
+      trace.push_back(cluster.evaluate().loss);
+      trace.push_back(cluster.evaluate().accuracy);
+      if (report.epoch_end) cluster.finish_epoch();
+    }
+    return trace;
+  };
+  CHECK(episode(5) == episode(5));
+  CHECK(episode(5) != episode(6));
+}
+
+TEST_CASE("SurrogateEnv: FedNova and an outer optimizer are not modelled") {
+  env::SurrogateEnv cluster = make_env(testing::plain_surrogate(), 3);
+  env::RoundPlan plan = averaging_plan(16, 2);
+  plan.weighting = env::AverageWeighting::FedNova;
+  CHECK_THROWS_WITH_AS(cluster.run_round(plan), doctest::Contains("not modelled"), common::PlanError);
+  plan.weighting = env::AverageWeighting::Uniform;
+  plan.outer = env::OuterOptimizer{0.7, 0.9, true};
+  CHECK_THROWS_AS(cluster.run_round(plan), common::PlanError);
+}
+
+TEST_CASE("surrogate: parameters out of range are named") {
+  env::SurrogateModel m = testing::plain_surrogate();
+  CHECK_NOTHROW(env::validate(m));
+  m.curve.floor = 3;  // above the initial loss
+  CHECK_THROWS_WITH_AS(env::validate(m), doctest::Contains("curve.floor_loss"), std::invalid_argument);
+  m = testing::plain_surrogate();
+  m.noise.unrecovered = 1.5;
+  CHECK_THROWS_WITH_AS(env::validate(m), doctest::Contains("noise.unrecovered"), std::invalid_argument);
+  m = testing::plain_surrogate();
+  m.progress.drift_scale = std::nan("");
+  CHECK_THROWS_WITH_AS(env::validate(m), doctest::Contains("progress.drift_scale: not a finite number"), std::invalid_argument);
+  m = testing::plain_surrogate();
+  m.accuracy.coefficients.clear();
+  CHECK_THROWS_WITH_AS(env::validate(m), doctest::Contains("accuracy.coefficients"), std::invalid_argument);
+}

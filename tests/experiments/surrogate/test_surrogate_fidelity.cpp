@@ -1,0 +1,97 @@
+// The surrogate against real training (experiments/surrogate/surrogate_fidelity.hpp): hand-made
+// evaluations whose best static T, adjacency and errors are worked out by hand.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <optional>
+
+#include "common/errors.hpp"
+#include "experiments/surrogate/fidelity_run.hpp"
+#include "experiments/surrogate/surrogate_fidelity.hpp"
+#include "test_helpers.hpp"
+
+using experiments::ControllerRole;
+using experiments::ControllerRun;
+
+namespace {
+
+ControllerRun sweep(const std::string& cluster, std::uint64_t seed, double t_ms, std::optional<double> time, double run_s = 100) {
+  ControllerRun r;
+  r.cluster = cluster;
+  r.seed = seed;
+  r.controller = "fixed-t-T_ms=" + std::to_string(static_cast<int>(t_ms));
+  r.role = ControllerRole::Sweep;
+  r.barrier_ms = t_ms;
+  r.time_to_target_s = time;
+  r.run_time_s = run_s;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("surrogate fidelity: best static T on each side, adjacency and the errors, by hand") {
+  // Cluster a: real best 200 ms (8 s), surrogate best 400 ms (7 s): adjacent; at 200 ms the
+  // surrogate says 9 s, 12.5% over.
+  std::vector<ControllerRun> real = {sweep("a", 1, 100, 10), sweep("a", 2, 100, 12), sweep("a", 1, 200, 8), sweep("a", 2, 200, 8),
+                                     sweep("a", 1, 400, 9), sweep("a", 2, 400, 11)};
+  std::vector<ControllerRun> surrogate = {sweep("a", 1, 100, 11), sweep("a", 2, 100, 11), sweep("a", 1, 200, 9), sweep("a", 2, 200, 9),
+                                          sweep("a", 1, 400, 7), sweep("a", 2, 400, 7)};
+  // Cluster b: the real 100 ms missed on one seed (counted at its 50 s run time), so 800 ms is
+  // its best; the surrogate's best is 100 ms, two points away.
+  for (auto* runs : {&real, &surrogate}) {
+    const bool is_real = runs == &real;
+    runs->push_back(sweep("b", 1, 100, is_real ? std::nullopt : std::optional<double>(3), 50));
+    runs->push_back(sweep("b", 2, 100, 3));
+    runs->push_back(sweep("b", 1, 200, 6));
+    runs->push_back(sweep("b", 2, 200, 6));
+    runs->push_back(sweep("b", 1, 800, 4));
+    runs->push_back(sweep("b", 2, 800, is_real ? 4 : 4.41));
+  }
+  ControllerRun lcm;
+  lcm.cluster = "a";
+  lcm.controller = "orchestra-lcm";
+  for (std::uint64_t seed : {1, 2}) {
+    lcm.seed = seed;
+    lcm.time_to_target_s = 10;
+    real.push_back(lcm);
+    lcm.time_to_target_s = 12;
+    surrogate.push_back(lcm);
+  }
+  const auto f = experiments::compare_surrogate(real, surrogate);
+  REQUIRE(f.clusters.size() == 2);
+  const auto& a = f.clusters[0];
+  CHECK(a.cluster == "a");
+  CHECK(a.sweep[static_cast<std::size_t>(a.real_best)].barrier_ms == 200);
+  CHECK(a.sweep[static_cast<std::size_t>(a.surrogate_best)].barrier_ms == 400);
+  CHECK(a.best_same_or_adjacent());
+  CHECK(a.error_at_real_best() == doctest::Approx(0.125));
+  CHECK(a.real_oracle_s() == doctest::Approx(8));
+  CHECK(a.surrogate_oracle_s() == doctest::Approx(7));
+  CHECK(a.sweep[0].real_s == doctest::Approx(std::sqrt(120.0)));  // geometric mean of 10 and 12
+  REQUIRE(a.others.size() == 1);
+  CHECK(a.others[0].error() == doctest::Approx(0.2));
+  const auto& b = f.clusters[1];
+  CHECK(b.sweep[0].real_misses == 1);
+  CHECK(b.sweep[static_cast<std::size_t>(b.real_best)].barrier_ms == 800);
+  CHECK(b.sweep[static_cast<std::size_t>(b.surrogate_best)].barrier_ms == 100);
+  CHECK_FALSE(b.best_same_or_adjacent());
+  CHECK(f.best_same_or_adjacent == 1);
+  CHECK(b.error_at_real_best() == doctest::Approx(0.05));  // 4 s against the geomean of 4 and 4.41: 4.2 s
+  CHECK(f.within_10_percent == 1);                          // b, not a (12.5%)
+  const std::string md = experiments::surrogate_fidelity_markdown(f);
+  CHECK(md.find("| a | 200 | 400 | adjacent |") != std::string::npos);
+  CHECK(md.find("**no**") != std::string::npos);
+  CHECK(experiments::surrogate_fidelity_csv(f).find("a,fixed-t-T_ms=200,200.000,2,8.0000,0,9.0000,0,0.12500,1,0") != std::string::npos);
+  CHECK_THROWS_AS(experiments::compare_surrogate(real, {}), common::DataError);
+}
+
+TEST_CASE("surrogate fidelity: a config's surrogate variant trains on the surrogate, paths made absolute") {
+  testing::TempDir dir;
+  testing::write_text(dir / "c.yaml", "name: c\ndata: {dataset: fashion-mnist, path: data}\nruntime: {threads: 1}\n");
+  const std::string text = experiments::surrogate_variant(dir / "c.yaml", "s.json");
+  CHECK(text.find("training: surrogate") != std::string::npos);
+  CHECK(text.find(std::filesystem::absolute("s.json").string()) != std::string::npos);
+  CHECK(text.find((dir.path / "data").string()) != std::string::npos);
+  CHECK(text.find("threads: 1") != std::string::npos);
+}
