@@ -66,8 +66,16 @@ else()
   if(CAFFE2_USE_CUDA OR TARGET torch_cuda)
     set(ORCHESTRA_TORCH_CUDA ON)
   endif()
-  set(_torch_link_check_libraries ${TORCH_LIBRARIES})
-  set(_torch_link_check_options "")
+  # The check links the library files, not TorchConfig's imported targets: a pip PyTorch's targets
+  # name others (protobuf::libprotobuf) that a try_run project cannot see, and fail to generate.
+  set(_torch_link_check_libraries "")
+  foreach(_name torch torch_cpu c10 torch_cuda c10_cuda)
+    find_library(ORCHESTRA_CHECK_LIB_${_name} ${_name} HINTS "${_torch_prefix}/lib")
+    if(ORCHESTRA_CHECK_LIB_${_name})
+      list(APPEND _torch_link_check_libraries ${ORCHESTRA_CHECK_LIB_${_name}})
+    endif()
+  endforeach()
+  set(_torch_link_check_options "LINKER:--no-as-needed")  # as TorchConfig links libtorch_cuda
 endif()
 
 # libstdc++ wins over any copies of its symbols these libraries export (cmake/StdlibFirst.cmake).
