@@ -158,3 +158,32 @@ TEST_CASE("a training config's merge_episodes: recorded for the policy file, ref
   CHECK_THROWS_WITH_AS(experiments::load_train_config(dir / "train.yaml"),
                        doctest::Contains("train.yaml:2: merge_episodes: merges real training; it needs environment: local-sgd"), common::ConfigError);
 }
+
+TEST_CASE("configs/a3c_surrogate.yaml: a3c_general's recipe on the shipped surrogate, K episodes an agent") {
+  const std::string dir = std::string(ORCHESTRA_SOURCE_DIR) + "/configs/";
+  const auto general = experiments::load_train_config(dir + "a3c_general.yaml");
+  experiments::TrainConfig fast;
+  REQUIRE_NOTHROW(fast = experiments::load_train_config(dir + "a3c_surrogate.yaml"));  // reads the surrogate, checks its task
+  CHECK(fast.environment == experiments::TrainEnvironment::Surrogate);
+  REQUIRE(fast.surrogate != nullptr);
+  CHECK(fs::path(fast.surrogate_file).filename() == "surrogate-controller-task.json");
+  CHECK(fs::exists(fast.surrogate_file));
+  CHECK(fast.a3c.envs_per_agent >= 2);
+  CHECK(fast.a3c.snapshot_every > 0);
+  // The same task, controller, reward and start as the recipe of today's pretrained policy, so the
+  // two are compared on what they were trained with, not on what they were asked.
+  CHECK(fast.experiments == general.experiments);
+  CHECK(fast.observation_size == general.observation_size);
+  CHECK(fast.control.move == general.control.move);
+  CHECK(fast.control.factor == general.control.factor);
+  CHECK(fast.control.interval == general.control.interval);
+  REQUIRE(fast.distribution.has_value());
+  CHECK(fast.reward == general.reward);
+  CHECK(fast.time_reward_rounds == general.time_reward_rounds);
+  CHECK(fast.max_reference_epochs == general.max_reference_epochs);
+  CHECK(fast.exploring_start.lo == general.exploring_start.lo);
+  CHECK(fast.exploring_start.hi == general.exploring_start.hi);
+  CHECK(fast.a3c.hidden == general.a3c.hidden);
+  CHECK(fast.a3c.gamma == general.a3c.gamma);
+  CHECK(fast.a3c.n_steps == general.a3c.n_steps);
+}
