@@ -11,12 +11,14 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "common/errors.hpp"
+
 namespace common {
 
 void write_file_atomic(const std::string& path, std::string_view content) {
   const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error(path + ": cannot write (" + std::strerror(errno) + ")");
+  if (fd < 0) throw WriteError(path + ": cannot write (" + std::strerror(errno) + ")");
   std::size_t done = 0;
   while (done < content.size()) {
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
@@ -25,7 +27,7 @@ void write_file_atomic(const std::string& path, std::string_view content) {
       const std::string why = std::strerror(errno);
       ::close(fd);
       std::remove(temporary.c_str());
-      throw std::runtime_error(path + ": write failed (" + why + ")");
+      throw WriteError(path + ": write failed (" + why + ")");
     }
     done += static_cast<std::size_t>(n);
   }
@@ -35,13 +37,13 @@ void write_file_atomic(const std::string& path, std::string_view content) {
   ::close(fd);
   if (!synced) {
     std::remove(temporary.c_str());
-    throw std::runtime_error(path + ": fsync failed");
+    throw WriteError(path + ": fsync failed");
   }
   std::error_code ec;
   std::filesystem::rename(temporary, path, ec);
   if (ec) {
     std::remove(temporary.c_str());
-    throw std::runtime_error(path + ": cannot rename into place (" + ec.message() + ")");
+    throw WriteError(path + ": cannot rename into place (" + ec.message() + ")");
   }
 }
 

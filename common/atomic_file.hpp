@@ -9,7 +9,7 @@
 
 namespace common {
 
-// Throws std::runtime_error naming the path when it cannot be written.
+// Throws common::WriteError naming the path when it cannot be written (the temporary file removed).
 void write_file_atomic(const std::string& path, std::string_view content);
 void write_file_atomic(const std::string& path, const std::vector<char>& bytes);
 
