@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,14 @@ struct ExperimentConfig {
   bool write_rounds = true; // rounds.csv can be large for thousands of workers
   nlohmann::json resolved;  // the config with every default filled in
 };
+
+// Folder names a run writes beside its policies' folders (a real run's checkpoints, the figures of
+// --plot): no policy may be labelled so.
+inline constexpr const char* kReservedLabels[] = {"checkpoints", "plots"};
+
+// Why `label` cannot name a policy's results folder (common/names.hpp, or a reserved name), or
+// nullopt. Every reader of labels asks this one function.
+std::optional<std::string> policy_label_problem(const std::string& label);
 
 // Reads and validates a config file. Throws common::ConfigError ("file:line: key: message").
 ExperimentConfig load_config(const std::string& path);

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "common/errors.hpp"
 #include "env/train/local_sgd_env.hpp"
 #include "experiments/results/round_csv.hpp"
 
@@ -63,6 +64,11 @@ PolicyOutcome run_policy(const ExperimentConfig& config, const PolicyConfig& ent
       context.epoch_start = !cluster.in_epoch();
       context.clock_ms = cluster.clock_ms();
       const env::RoundReport report = cluster.run_round(policy.plan(context));
+      // Every input is finite and in range (common/limits.hpp), so this is a last guard: a clock
+      // that is not finite would end the run at once with 0 epochs and look like a result.
+      if (!std::isfinite(report.clock_ms))
+        throw common::NumericError(entry.label + ": round " + std::to_string(report.round + 1) + ": the clock is " + std::to_string(report.clock_ms) +
+                                   " ms, not a finite time: the run stops here (check the time models, perturbations and traces)");
       epoch_end = report.epoch_end;
       policy.observe_round(report);
       if (config.write_rounds) append_round_rows(out.rounds_csv, report, names);
