@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <limits>
+#include <optional>
 
 #include "common/limits.hpp"
 #include "env/real/c10d_communicator.hpp"
@@ -16,12 +17,15 @@
 #include "env/real/launcher.hpp"
 #include "env/train/device.hpp"
 #include "experiments/runner/progress_reporter.hpp"
+#include "experiments/registry/policy_registry.hpp"
+#include "experiments/results/results_folder.hpp"
+#include "experiments/runner/real_checkpoint.hpp"
 #include "experiments/runner/real_run.hpp"
 
 namespace experiments {
 namespace {
 
-const char* kLaunchHelp = R"(usage: orchestra launch --nproc N CONFIG [--out DIR] [--resume] [--timeout S]
+const char* kLaunchHelp = R"(usage: orchestra launch --nproc N CONFIG [--out DIR] [--resume | --overwrite] [--timeout S]
                         [--nnodes M --node-rank R --master-addr HOST --master-port P]
                         [--backend gloo|nccl] [--seed N] [--threads N] [--quiet]
 
@@ -39,7 +43,9 @@ rank trains on GPU LOCAL_RANK mod the visible GPUs.
   --master-port P     node 0's store port (default: a free port; required with --nnodes > 1)
   --timeout S         seconds any collective may wait before the run stops (default 120)
   --out DIR           where to write results (default results/<name>)
-  --resume            continue from DIR/checkpoints after a failed run
+  --resume            continue from DIR/checkpoints after a failed run (with the config it ran with:
+                      a checkpoint of another config is refused, naming the keys that differ)
+  --overwrite         DIR holds another experiment's results: remove them (only those folders)
   --backend B         gloo (default) or nccl
   --seed N, --threads N, --quiet   as for orchestra run (threads per worker)
 
@@ -108,7 +114,7 @@ void check_nccl_devices(const std::string& device, int nproc) {
 int command_launch(const Args& args) {
   env::LaunchOptions launch;
   RunFlags flags;
-  bool port_given = false;
+  bool port_given = false, overwrite = false;
   for (ArgCursor arg(args); arg.next();) {
     const std::string& a = arg.arg();
     const auto value = [&]() -> const std::string& { return arg.value(); };
@@ -132,6 +138,8 @@ int command_launch(const Args& args) {
       const std::string& b = value();
       if (b != "gloo" && b != "nccl") throw UsageError("--backend: expected gloo or nccl, got '" + b + "'");
       launch.backend = b == "nccl" ? env::CommBackend::Nccl : env::CommBackend::Gloo;
+    } else if (a == "--overwrite") {
+      overwrite = true;
     } else if (!parse_run_flag(arg, flags)) {
       throw UsageError("unknown option " + a + "\n" + kLaunchHelp);
     }
@@ -142,10 +150,32 @@ int command_launch(const Args& args) {
   if (const std::string why = env::backend_unavailable_reason(launch.backend); !why.empty())
     throw UsageError(std::string("--backend ") + env::backend_name(launch.backend) + ": " + why +
                      (launch.backend == env::CommBackend::Nccl ? "; use --backend gloo" : ""));
+  if (overwrite && flags.run.resume) throw UsageError("--resume continues the results in DIR, --overwrite removes other results: give one");
   // Bad configs are reported here, once, before any worker starts.
-  const ExperimentConfig config = load_config(flags.config);
+  ExperimentConfig config = load_config(flags.config);
   check_real_config(config, launch.nnodes * launch.nproc);
   if (launch.backend == env::CommBackend::Nccl) check_nccl_devices(config.training.device, launch.nproc);
+  // Rank 0, on node 0, writes the results: its machine claims the folder for the whole run, and a
+  // resume is checked against the checkpoints' configs, before any worker starts.
+  std::optional<ResultsFolder> folder;
+  if (launch.node_rank == 0) {
+    if (flags.run.seed) {
+      config.seed = *flags.run.seed;
+      config.resolved["seed"] = config.seed;
+    }
+    expand_sweeps(config);
+    const std::string out_dir = flags.run.out_dir.empty() ? "results/" + config.name : flags.run.out_dir;
+    FolderPlan plan;
+    plan.identity = experiment_identity(config.resolved);
+    for (const auto& entry : config.policies) {
+      plan.labels.insert(entry.label);
+      if (!flags.run.resume) continue;
+      nlohmann::json resolved = config.resolved;
+      resolved["policy"] = make_policy(entry, config).resolved;
+      check_resume(out_dir, entry.label, resolved);
+    }
+    folder.emplace(out_dir, plan, overwrite);
+  }
   launch.quiet = flags.run.quiet;
   launch.worker_args = {flags.config};
   launch.worker_args.insert(launch.worker_args.end(), flags.passthrough.begin(), flags.passthrough.end());

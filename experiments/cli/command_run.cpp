@@ -1,6 +1,7 @@
 #include <cstdio>
 #include <limits>
 #include <iostream>
+#include <optional>
 
 #include "common/limits.hpp"
 #include "experiments/cli/cli_args.hpp"
@@ -15,7 +16,7 @@ namespace experiments {
 
 namespace {
 
-const char* kRunHelp = R"(usage: orchestra run CONFIG [--out DIR] [--seed N | --seeds LIST [--jobs N]] [--threads N] [--plot] [--quiet]
+const char* kRunHelp = R"(usage: orchestra run CONFIG [--out DIR] [--seed N | --seeds LIST [--jobs N]] [--threads N] [--plot] [--overwrite] [--quiet]
 
 Runs every policy of the experiment in CONFIG (YAML) on the same cluster, data and seed, then
 prints a comparison table and two lines that say what it shows (who reaches the target first,
@@ -35,6 +36,9 @@ ORCHESTRA_PROGRESS_EVERY_S changes the 5).
   --threads N    intra-op threads for libtorch and OpenBLAS (default: runtime.threads, 1)
   --plot         at the end, draw the figures of `orchestra compare --plot` into DIR/plots/
                  (`orchestra compare DIR --html` then writes one page to share)
+  --overwrite    DIR holds another experiment's results (another config or seed): remove them
+                 (only those folders) instead of refusing. A rerun of the same experiment
+                 replaces its own results without it. One run at a time writes into DIR
   --quiet        no progress output
 
 example:
@@ -57,7 +61,7 @@ PlotReport draw_figures(const std::string& results_dir, bool quiet) {
 
 int command_run(const Args& args) {
   RunOptions options;
-  bool plot = false;
+  bool plot = false, overwrite = false, claimed = false;
   std::string config_path;
   for (ArgCursor arg(args); arg.next();) {
     const std::string& a = arg.arg();
@@ -79,6 +83,10 @@ int command_run(const Args& args) {
       plot = true;
     } else if (a == "--quiet") {
       options.quiet = true;
+    } else if (a == "--overwrite") {
+      overwrite = true;
+    } else if (a == "--claimed") {
+      claimed = true;  // not in --help: a seed's run started by run --seeds --jobs, whose folder its parent holds
     } else if (!a.empty() && a[0] == '-') {
       throw UsageError("unknown option " + a + "\n" + kRunHelp);
     } else if (config_path.empty()) {
@@ -93,7 +101,9 @@ int command_run(const Args& args) {
   if (plot) find_gnuplot("gnuplot");  // a missing gnuplot is said before a long run, not after
   // The figures are drawn before the table is printed, so that the output ends with the table,
   // the lines that say what it shows, and where the figures are.
+  // The folder is this run's, and holds nothing of another experiment, before any work.
   if (!options.seed && (!options.seeds.empty() || !config.seeds.empty())) {
+    const ResultsFolder folder(results_dir(config, options), seeds_folder_plan(config, options), overwrite);
     const SeedRunResult result = run_seeds(std::move(config), options);
     const PlotReport plots = plot ? draw_figures(result.out_dir, options.quiet) : PlotReport{};
     std::vector<std::string> seed_dirs;  // these seeds', not the folders an earlier run may have left
@@ -103,6 +113,8 @@ int command_run(const Args& args) {
     return 0;
   }
   if (options.jobs > 1) throw UsageError("--jobs runs several seeds at once: give --seeds too");
+  std::optional<ResultsFolder> folder;
+  if (!claimed) folder.emplace(results_dir(config, options), run_folder_plan(config, options), overwrite);
   const ExperimentResult result = run_experiment(std::move(config), options);
   const PlotReport plots = plot ? draw_figures(result.out_dir, options.quiet) : PlotReport{};
   std::cout << comparison_table(result.outcomes, result.target_accuracy) << "results: " << result.out_dir << "/\n"

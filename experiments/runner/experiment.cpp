@@ -68,6 +68,19 @@ void write_final_summaries(const std::string& out_dir, const std::vector<PolicyO
   for (const auto& o : outcomes) write_summary(out_dir, o, summary_of(outcomes, o, target_accuracy));
 }
 
+std::string results_dir(const ExperimentConfig& config, const RunOptions& options) {
+  return options.out_dir.empty() ? "results/" + config.name : options.out_dir;
+}
+
+FolderPlan run_folder_plan(ExperimentConfig config, const RunOptions& options) {
+  if (options.seed) config.resolved["seed"] = *options.seed;
+  expand_sweeps(config);
+  FolderPlan plan;
+  plan.identity = experiment_identity(config.resolved);
+  for (const auto& p : config.policies) plan.labels.insert(p.label);
+  return plan;
+}
+
 ExperimentResult run_experiment(ExperimentConfig config, const RunOptions& options) {
   if (config.mode == ClusterMode::Real)  // measured, not modelled: real_run.hpp
     throw common::ConfigError(config.file + ": cluster.mode: real: run it on processes with orchestra launch --nproc " +
@@ -86,7 +99,7 @@ ExperimentResult run_experiment(ExperimentConfig config, const RunOptions& optio
 
   ExperimentResult result;
   result.target_accuracy = config.budget.target_accuracy;
-  result.out_dir = options.out_dir.empty() ? "results/" + config.name : options.out_dir;
+  result.out_dir = results_dir(config, options);
   Progress progress(Progress::style_for(stderr, options.quiet), stderr);
   progress.set_prefix(options.progress_prefix);
   for (const auto& entry : config.policies) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "experiments/config/config.hpp"
+#include "experiments/results/results_folder.hpp"
 #include "experiments/runner/run_loop.hpp"
 
 namespace experiments {
@@ -20,6 +21,14 @@ struct RunOptions {
   int jobs = 1;                        // seeds run at once, in processes (seed_runs.hpp)
   std::string progress_prefix;         // before each progress label: "seed 7 (2/5) " when one run of several
 };
+
+// Where `orchestra run` writes: --out, else results/<name>.
+std::string results_dir(const ExperimentConfig& config, const RunOptions& options);
+
+// What run_experiment(config, options) writes into its folder, for the claim on it
+// (experiments/results/results_folder.hpp): the policy folders of `config` with its seed and
+// sweeps expanded, and what they record.
+FolderPlan run_folder_plan(ExperimentConfig config, const RunOptions& options);
 
 struct ExperimentResult {
   std::string out_dir;

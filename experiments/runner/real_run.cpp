@@ -115,7 +115,7 @@ ExperimentResult run_real_experiment(ExperimentConfig config, env::Communicator&
       PolicyOutcome partial = c.outcome;
       partial.params = built.resolved;
       write_results(result.out_dir, partial, result.outcomes, config, resolved);
-      save_checkpoint(result.out_dir, c, &worker.replicas().model(0));
+      save_checkpoint(result.out_dir, c, &worker.replicas().model(0), resolved);
     };
     PolicyOutcome outcome = lead_policy(config, entry, *built.policy, worker, comm, data->test, progress, checkpoint, after_epoch);
     outcome.params = built.resolved;
@@ -126,7 +126,7 @@ ExperimentResult run_real_experiment(ExperimentConfig config, env::Communicator&
     done.rounds = outcome.rounds;
     done.clock_ms = outcome.sim_time_s * 1000.0;
     done.outcome = outcome;
-    save_checkpoint(result.out_dir, done, nullptr);
+    save_checkpoint(result.out_dir, done, nullptr, resolved);
     result.outcomes.push_back(std::move(outcome));
   }
   if (leader) {

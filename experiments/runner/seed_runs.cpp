@@ -31,7 +31,8 @@ struct Child {
 
 // `orchestra run CONFIG --seed N --out DIR/seed-N --quiet [--threads T]`, output to DIR/seed-N.log.
 Child start_seed(const std::string& config_file, std::uint64_t seed, const std::string& out_dir, const RunOptions& options) {
-  std::vector<std::string> args = {"orchestra", "run", config_file, "--seed", std::to_string(seed), "--out", seed_dir(out_dir, seed), "--quiet"};
+  // --claimed: this process holds DIR, which it checked for the seed's folder too (results_folder.hpp).
+  std::vector<std::string> args = {"orchestra", "run", config_file, "--seed", std::to_string(seed), "--out", seed_dir(out_dir, seed), "--quiet", "--claimed"};
   if (options.threads) args.insert(args.end(), {"--threads", std::to_string(*options.threads)});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -153,9 +154,25 @@ std::vector<SeedRow> write_seed_summary(const std::string& out_dir, const std::v
   return rows;
 }
 
+std::vector<std::uint64_t> seeds_to_run(const ExperimentConfig& config, const RunOptions& options) {
+  return options.seeds.empty() ? config.seeds : options.seeds;
+}
+
+FolderPlan seeds_folder_plan(const ExperimentConfig& config, const RunOptions& options) {
+  ExperimentConfig all = config;
+  all.seeds = seeds_to_run(config, options);  // the sweep's size counts the seeds that run (expand_sweeps)
+  FolderPlan plan;
+  for (const auto seed : all.seeds) {
+    RunOptions one = options;
+    one.seed = seed;
+    plan.folders["seed-" + std::to_string(seed)] = run_folder_plan(all, one);
+  }
+  return plan;
+}
+
 SeedRunResult run_seeds(ExperimentConfig config, const RunOptions& options) {
   SeedRunResult result;
-  result.seeds = options.seeds.empty() ? config.seeds : options.seeds;
+  result.seeds = seeds_to_run(config, options);
   if (result.seeds.empty()) throw common::UsageError("no seeds: give --seeds or seeds: in the config");
   result.out_dir = options.out_dir.empty() ? "results/" + config.name : options.out_dir;
   std::filesystem::create_directories(result.out_dir);
