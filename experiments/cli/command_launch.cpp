@@ -66,7 +66,7 @@ example:
 // The options `launch` passes through to each worker, and the worker's own parsing of them.
 struct RunFlags {
   std::string config;
-  RealRunOptions run;
+  RunOptions run;
   std::vector<std::string> passthrough;
 };
 
@@ -81,9 +81,9 @@ bool parse_run_flag(ArgCursor& arg, RunFlags& flags) {
   if (a == "--out") {
     flags.run.out_dir = value();
   } else if (a == "--seed") {
-    flags.run.seed = static_cast<std::uint64_t>(arg.integer(0, common::kMaxSeed));
+    flags.run.overrides.seed = static_cast<std::uint64_t>(arg.integer(0, common::kMaxSeed));
   } else if (a == "--threads") {
-    flags.run.threads = static_cast<int>(arg.integer(1, 256));
+    flags.run.overrides.threads = static_cast<int>(arg.integer(1, 256));
   } else if (a == "--resume") {
     flags.run.resume = true;
   } else if (a == "--quiet") {
@@ -151,30 +151,24 @@ int command_launch(const Args& args) {
     throw UsageError(std::string("--backend ") + env::backend_name(launch.backend) + ": " + why +
                      (launch.backend == env::CommBackend::Nccl ? "; use --backend gloo" : ""));
   if (overwrite && flags.run.resume) throw UsageError("--resume continues the results in DIR, --overwrite removes other results: give one");
-  // Bad configs are reported here, once, before any worker starts.
-  ExperimentConfig config = load_config(flags.config);
+  // Bad configs are reported here, once, before any worker starts: the experiment as every
+  // worker will resolve it (overrides, sweeps, every policy built).
+  const Experiment experiment = load_experiment(flags.config, flags.run.overrides);
+  const ExperimentConfig& config = experiment.config;
   check_real_config(config, launch.nnodes * launch.nproc);
   if (launch.backend == env::CommBackend::Nccl) check_nccl_devices(config.training.device, launch.nproc);
   // Rank 0, on node 0, writes the results: its machine claims the folder for the whole run, and a
   // resume is checked against the checkpoints' configs, before any worker starts.
   std::optional<ResultsFolder> folder;
   if (launch.node_rank == 0) {
-    if (flags.run.seed) {
-      config.seed = *flags.run.seed;
-      config.resolved["seed"] = config.seed;
-    }
-    expand_sweeps(config);
-    const std::string out_dir = flags.run.out_dir.empty() ? "results/" + config.name : flags.run.out_dir;
-    FolderPlan plan;
-    plan.identity = experiment_identity(config.resolved);
-    for (const auto& entry : config.policies) {
-      plan.labels.insert(entry.label);
-      if (!flags.run.resume) continue;
-      nlohmann::json resolved = config.resolved;
-      resolved["policy"] = make_policy(entry, config).resolved;
-      check_resume(out_dir, entry.label, resolved);
-    }
-    folder.emplace(out_dir, plan, overwrite);
+    const std::string out_dir = results_dir(config, flags.run);
+    if (flags.run.resume)
+      for (const auto& p : experiment.policies) {
+        nlohmann::json resolved = config.resolved;
+        resolved["policy"] = p.params;
+        check_resume(out_dir, p.entry.label, resolved);
+      }
+    folder.emplace(out_dir, run_folder_plan(config), overwrite);
   }
   launch.quiet = flags.run.quiet;
   launch.worker_args = {flags.config};
@@ -208,13 +202,13 @@ int command_worker(const Args& args) {
     if (!parse_run_flag(arg, flags)) throw UsageError("unknown option " + arg.arg() + " (worker is started by orchestra launch)");
   if (flags.config.empty()) throw UsageError("worker needs a CONFIG file (it is started by orchestra launch)");
   env::RendezvousSpec spec = env::rendezvous_from_environment();
-  ExperimentConfig config = load_config(flags.config);
-  check_device(config);
-  spec.device = env::rank_device(config.training.device, spec.local_rank);  // the communicator's too, under NCCL
-  flags.run.device = spec.device;
+  Experiment experiment = load_experiment(flags.config, flags.run.overrides);
+  check_device(experiment.config);
+  spec.device = env::rank_device(experiment.config.training.device, spec.local_rank);  // the communicator's too, under NCCL
   env::C10dCommunicator comm(spec);
   try {
-    const ExperimentResult result = run_real_experiment(std::move(config), comm, flags.run);
+    RealRunCluster cluster(comm, results_dir(experiment.config, flags.run), flags.run.resume, spec.device);
+    const ExperimentResult result = run_experiment(experiment, cluster, flags.run);
     if (comm.rank() == 0)
       std::cout << comparison_table(result.outcomes, result.target_accuracy) << "results: " << result.out_dir << "/\n"
                 << story_after_table(results_of_run(result.out_dir, result.outcomes), result.out_dir, nullptr);

@@ -9,6 +9,7 @@
 #include "experiments/registry/policy_registry.hpp"
 #include "experiments/runner/experiment.hpp"
 #include "experiments/runner/seed_runs.hpp"
+#include "experiments/runner/simulated_cluster.hpp"
 #include "experiments/analysis/plots.hpp"
 #include "experiments/cli/result_story.hpp"
 
@@ -72,13 +73,13 @@ int command_run(const Args& args) {
     } else if (a == "--out") {
       options.out_dir = value();
     } else if (a == "--seed") {
-      options.seed = static_cast<std::uint64_t>(arg.integer(0, common::kMaxSeed));
+      options.overrides.seed = static_cast<std::uint64_t>(arg.integer(0, common::kMaxSeed));
     } else if (a == "--seeds") {
       options.seeds = parse_seed_list("--seeds", value());
     } else if (a == "--jobs") {
       options.jobs = static_cast<int>(arg.integer(1, 256));
     } else if (a == "--threads") {
-      options.threads = static_cast<int>(arg.integer(1, 256));
+      options.overrides.threads = static_cast<int>(arg.integer(1, 256));
     } else if (a == "--plot") {
       plot = true;
     } else if (a == "--quiet") {
@@ -96,13 +97,13 @@ int command_run(const Args& args) {
     }
   }
   if (config_path.empty()) throw UsageError(std::string("run needs a CONFIG file\n") + kRunHelp);
-  if (options.seed && !options.seeds.empty()) throw UsageError("give --seed or --seeds, not both");
+  if (options.overrides.seed && !options.seeds.empty()) throw UsageError("give --seed or --seeds, not both");
   ExperimentConfig config = load_config(config_path);
   if (plot) find_gnuplot("gnuplot");  // a missing gnuplot is said before a long run, not after
   // The figures are drawn before the table is printed, so that the output ends with the table,
   // the lines that say what it shows, and where the figures are.
   // The folder is this run's, and holds nothing of another experiment, before any work.
-  if (!options.seed && (!options.seeds.empty() || !config.seeds.empty())) {
+  if (!options.overrides.seed && (!options.seeds.empty() || !config.seeds.empty())) {
     const ResultsFolder folder(results_dir(config, options), seeds_folder_plan(config, options), overwrite);
     const SeedRunResult result = run_seeds(std::move(config), options);
     const PlotReport plots = plot ? draw_figures(result.out_dir, options.quiet) : PlotReport{};
@@ -113,9 +114,12 @@ int command_run(const Args& args) {
     return 0;
   }
   if (options.jobs > 1) throw UsageError("--jobs runs several seeds at once: give --seeds too");
+  // The config resolved once (overrides, sweeps, every policy built), then run on its cluster.
+  Experiment experiment = resolve_experiment(std::move(config), options.overrides);
   std::optional<ResultsFolder> folder;
-  if (!claimed) folder.emplace(results_dir(config, options), run_folder_plan(config, options), overwrite);
-  const ExperimentResult result = run_experiment(std::move(config), options);
+  if (!claimed) folder.emplace(results_dir(experiment.config, options), run_folder_plan(experiment.config), overwrite);
+  SimulatedCluster cluster;
+  const ExperimentResult result = run_experiment(experiment, cluster, options);
   const PlotReport plots = plot ? draw_figures(result.out_dir, options.quiet) : PlotReport{};
   std::cout << comparison_table(result.outcomes, result.target_accuracy) << "results: " << result.out_dir << "/\n"
             << story_after_table(results_of_run(result.out_dir, result.outcomes), result.out_dir, plot ? &plots : nullptr);

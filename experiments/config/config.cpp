@@ -420,6 +420,13 @@ ExperimentConfig parse_config(const std::string& text, const std::string& file) 
   return cfg;
 }
 
+void apply_overrides(ExperimentConfig& config, const Overrides& overrides) {
+  if (overrides.seed) config.seed = *overrides.seed;
+  if (overrides.threads) config.threads = *overrides.threads;
+  config.resolved["seed"] = config.seed;
+  config.resolved["runtime"]["threads"] = config.threads;
+}
+
 ExperimentConfig load_config(const std::string& path) {
   if (!std::filesystem::exists(path)) throw common::ConfigError(path + ": no such config file");
   if (std::filesystem::is_directory(path)) throw common::ConfigError(path + ": is a directory, not a config file");

@@ -56,6 +56,17 @@ struct ExperimentConfig {
   nlohmann::json resolved;  // the config with every default filled in
 };
 
+// What the command line overrides in a config (`--seed N`, `--threads N`): applied once, when the
+// experiment is resolved (registry/resolved_experiment.hpp), to the config and its resolved copy.
+struct Overrides {
+  std::optional<std::uint64_t> seed;
+  std::optional<int> threads;
+};
+
+// Sets the overridden values, and the resolved config's `seed` and `runtime.threads` to what the
+// run uses (config.json records them).
+void apply_overrides(ExperimentConfig& config, const Overrides& overrides);
+
 // Folder names a run writes beside its policies' folders (a real run's checkpoints, the figures of
 // --plot): no policy may be labelled so.
 inline constexpr const char* kReservedLabels[] = {"checkpoints", "plots"};

@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "common/errors.hpp"
-#include "env/train/local_sgd_env.hpp"
 #include "experiments/results/round_csv.hpp"
 
 namespace experiments {
@@ -115,19 +114,6 @@ PolicyOutcome run_policy(const ExperimentConfig& config, const PolicyConfig& ent
   }
   finish_outcome(cluster.clock_ms());
   return out;
-}
-
-PolicyOutcome simulate_policy(const ExperimentConfig& config, const PolicyConfig& entry, env::BarrierPolicy& policy,
-                              std::shared_ptr<const env::DatasetPair> data, Progress& progress) {
-  env::EnvSpec spec;
-  spec.simulation.cluster = config.cluster;
-  spec.simulation.network = config.network;
-  spec.simulation.global_batch = config.global_batch;
-  spec.simulation.train_samples = config.timing_train_samples;
-  spec.simulation.message_bytes = config.network.message_bytes;
-  spec.training = config.training;
-  env::LocalSgdEnv cluster(spec, config.training.timing_only ? nullptr : data, config.seed, env::input_shape_of(config.data));
-  return run_policy(config, entry, policy, cluster, progress);
 }
 
 }  // namespace experiments

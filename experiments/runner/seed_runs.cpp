@@ -33,7 +33,7 @@ struct Child {
 Child start_seed(const std::string& config_file, std::uint64_t seed, const std::string& out_dir, const RunOptions& options) {
   // --claimed: this process holds DIR, which it checked for the seed's folder too (results_folder.hpp).
   std::vector<std::string> args = {"orchestra", "run", config_file, "--seed", std::to_string(seed), "--out", seed_dir(out_dir, seed), "--quiet", "--claimed"};
-  if (options.threads) args.insert(args.end(), {"--threads", std::to_string(*options.threads)});
+  if (options.overrides.threads) args.insert(args.end(), {"--threads", std::to_string(*options.overrides.threads)});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -163,9 +163,12 @@ FolderPlan seeds_folder_plan(const ExperimentConfig& config, const RunOptions& o
   all.seeds = seeds_to_run(config, options);  // the sweep's size counts the seeds that run (expand_sweeps)
   FolderPlan plan;
   for (const auto seed : all.seeds) {
-    RunOptions one = options;
-    one.seed = seed;
-    plan.folders["seed-" + std::to_string(seed)] = run_folder_plan(all, one);
+    ExperimentConfig one = all;
+    Overrides overrides = options.overrides;
+    overrides.seed = seed;
+    apply_overrides(one, overrides);
+    expand_sweeps(one);
+    plan.folders["seed-" + std::to_string(seed)] = run_folder_plan(one);
   }
   return plan;
 }
@@ -187,7 +190,7 @@ SeedRunResult run_seeds(ExperimentConfig config, const RunOptions& options) {
     for (std::size_t k = 0; k < n; ++k) {
       const std::uint64_t seed = result.seeds[k];
       RunOptions one = options;
-      one.seed = seed;
+      one.overrides.seed = seed;
       one.out_dir = seed_dir(result.out_dir, seed);
       one.progress_prefix = "seed " + std::to_string(seed) + " (" + std::to_string(k + 1) + "/" + std::to_string(n) + ") ";
       run_experiment(config, one);
