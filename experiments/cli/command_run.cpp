@@ -99,6 +99,7 @@ int command_run(const Args& args) {
   if (config_path.empty()) throw UsageError(std::string("run needs a CONFIG file\n") + kRunHelp);
   if (options.overrides.seed && !options.seeds.empty()) throw UsageError("give --seed or --seeds, not both");
   ExperimentConfig config = load_config(config_path);
+  check_simulated_config(config);  // a real cluster's config is answered with where it runs, before anything else
   if (plot) find_gnuplot("gnuplot");  // a missing gnuplot is said before a long run, not after
   // The figures are drawn before the table is printed, so that the output ends with the table,
   // the lines that say what it shows, and where the figures are.

@@ -35,11 +35,15 @@ void preflight(const Experiment& experiment) {
 
 }  // namespace
 
-void SimulatedCluster::prepare(Experiment& experiment) {
-  const ExperimentConfig& config = experiment.config;
+void check_simulated_config(const ExperimentConfig& config) {
   if (config.mode == ClusterMode::Real)  // measured, not modelled: real_run.hpp
     throw common::ConfigError(config.file + ": cluster.mode: real: run it on processes with orchestra launch --nproc " +
                               std::to_string(config.cluster.num_workers()) + " " + config.file);
+}
+
+void SimulatedCluster::prepare(Experiment& experiment) {
+  const ExperimentConfig& config = experiment.config;
+  check_simulated_config(config);
   check_device(config);
   preflight(experiment);
   if (!config.training.timing_only) data_ = std::make_shared<const env::DatasetPair>(env::load_dataset(config.data, config.seed));

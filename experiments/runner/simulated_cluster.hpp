@@ -9,9 +9,14 @@
 
 namespace experiments {
 
+// Throws common::ConfigError when `config` is a real cluster's (cluster.mode: real runs on
+// processes: orchestra launch, real_run.hpp). `orchestra run` checks it first, before the
+// policies are built, so a real config is answered with where it runs.
+void check_simulated_config(const ExperimentConfig& config);
+
 class SimulatedCluster : public ExperimentCluster {
  public:
-  // Refuses a real-mode config; checks the device; starts every policy once on a timing-only copy
+  // Refuses a real-mode config (check_simulated_config); checks the device; starts every policy once on a timing-only copy
   // of the cluster, so that a policy that cannot run there (a batch over a worker's memory, ...)
   // is reported before any training or any file; loads the data (unless timing-only).
   void prepare(Experiment& experiment) override;

@@ -169,3 +169,30 @@ policies:
       CHECK(first == testing::read_text(fs::path(dir / "second") / p.entry.label / file));
     }
 }
+
+// Where each command answers a config it cannot run, before any policy is built or worker started:
+// `run` sends a real cluster's config to launch (even with a bad policy key in it), and `launch`
+// names a bad policy key once, itself, with nothing written.
+TEST_CASE("run answers a real config with launch first; launch names a bad policy key before any worker starts") {
+  testing::TempDir dir;
+  testing::write_text(dir / "real.yaml", R"(name: real_bad
+seed: 1
+data: {dataset: synthetic, synthetic: {train: 64, test: 32, side: 4}}
+training: {global_batch: 8, epochs: 1}
+cluster:
+  mode: real
+  workers:
+    - {name: a, time_model: {coefficients: [1, 0.1]}, max_batch: 64}
+policies:
+  - {name: local-sgd, H: 0}
+)");
+  const auto run = testing::run_command(std::string(ORCHESTRA_BINARY) + " run " + (dir / "real.yaml") + " --quiet --out " + (dir / "run"));
+  CHECK(run.exit_code == 2);
+  CHECK(run.output.find("cluster.mode: real: run it on processes with orchestra launch --nproc 1") != std::string::npos);
+  const auto launch = testing::run_command(std::string(ORCHESTRA_BINARY) + " launch --nproc 1 " + (dir / "real.yaml") + " --quiet --out " + (dir / "launch"));
+  CHECK(launch.exit_code == 2);
+  CHECK(launch.output.find("real.yaml:10: policies[0].H: expected a positive integer, got 0") != std::string::npos);
+  CHECK(launch.output.find("worker") == std::string::npos);  // said by launch, not by a worker
+  CHECK_FALSE(fs::exists(dir / "run"));
+  CHECK_FALSE(fs::exists(dir / "launch"));
+}
