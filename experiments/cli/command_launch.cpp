@@ -151,11 +151,13 @@ int command_launch(const Args& args) {
     throw UsageError(std::string("--backend ") + env::backend_name(launch.backend) + ": " + why +
                      (launch.backend == env::CommBackend::Nccl ? "; use --backend gloo" : ""));
   if (overwrite && flags.run.resume) throw UsageError("--resume continues the results in DIR, --overwrite removes other results: give one");
-  // Bad configs are reported here, once, before any worker starts: the experiment as every
+  // Bad configs are reported here, once, before any worker starts: a config that is not this
+  // group's first (a simulated one is answered with where it runs), then the experiment as every
   // worker will resolve it (overrides, sweeps, every policy built).
-  const Experiment experiment = load_experiment(flags.config, flags.run.overrides);
+  ExperimentConfig read = load_config(flags.config);
+  check_real_config(read, launch.nnodes * launch.nproc);
+  const Experiment experiment = resolve_experiment(std::move(read), flags.run.overrides);
   const ExperimentConfig& config = experiment.config;
-  check_real_config(config, launch.nnodes * launch.nproc);
   if (launch.backend == env::CommBackend::Nccl) check_nccl_devices(config.training.device, launch.nproc);
   // Rank 0, on node 0, writes the results: its machine claims the folder for the whole run, and a
   // resume is checked against the checkpoints' configs, before any worker starts.

@@ -4,9 +4,14 @@
 
 namespace experiments {
 
-Experiment resolve_experiment(ExperimentConfig config, const Overrides& overrides) {
+ExperimentConfig resolve_config(ExperimentConfig config, const Overrides& overrides) {
   apply_overrides(config, overrides);
   expand_sweeps(config);
+  return config;
+}
+
+Experiment resolve_experiment(ExperimentConfig config, const Overrides& overrides) {
+  config = resolve_config(std::move(config), overrides);
   Experiment experiment;
   for (const auto& entry : config.policies) {
     BuiltPolicy built = make_policy(entry, config);

@@ -24,8 +24,12 @@ struct Experiment {
   std::vector<ExperimentPolicy> policies;  // in the config's order
 };
 
-// Applies `overrides`, expands the sweeps and builds every policy (every error names file:line and
-// the key, before anything runs).
+// The config part of resolve_experiment, no policy built: `overrides` applied, the sweeps expanded
+// (what a `run --seeds` claims for each seed's folder before any of them runs).
+ExperimentConfig resolve_config(ExperimentConfig config, const Overrides& overrides = {});
+
+// resolve_config, then every policy built (every error names file:line and the key, before
+// anything runs).
 Experiment resolve_experiment(ExperimentConfig config, const Overrides& overrides = {});
 
 // load_config, then resolve_experiment.

@@ -163,12 +163,9 @@ FolderPlan seeds_folder_plan(const ExperimentConfig& config, const RunOptions& o
   all.seeds = seeds_to_run(config, options);  // the sweep's size counts the seeds that run (expand_sweeps)
   FolderPlan plan;
   for (const auto seed : all.seeds) {
-    ExperimentConfig one = all;
     Overrides overrides = options.overrides;
     overrides.seed = seed;
-    apply_overrides(one, overrides);
-    expand_sweeps(one);
-    plan.folders["seed-" + std::to_string(seed)] = run_folder_plan(one);
+    plan.folders["seed-" + std::to_string(seed)] = run_folder_plan(resolve_config(all, overrides));
   }
   return plan;
 }

@@ -75,6 +75,10 @@ TEST_CASE("resolve once: overrides applied to the config and its resolved copy, 
   CHECK(e.policies[1].entry.label == "fixed-t-T_ms=10");
   CHECK(e.policies[2].params["T_ms"] == 20.0);
   for (const auto& p : e.policies) CHECK(p.policy != nullptr);
+  // The config part alone (a --seeds run's folder plans) resolves to the same config.
+  const experiments::ExperimentConfig c = experiments::resolve_config(experiments::parse_config(kConfig, "driver.yaml"), overrides);
+  CHECK(c.resolved == e.config.resolved);
+  CHECK(c.policies.size() == 3);
 }
 
 TEST_CASE("the driver: prepared once, each policy's own object run in order, outcomes written by the one writer") {
@@ -171,8 +175,8 @@ policies:
 }
 
 // Where each command answers a config it cannot run, before any policy is built or worker started:
-// `run` sends a real cluster's config to launch (even with a bad policy key in it), and `launch`
-// names a bad policy key once, itself, with nothing written.
+// `run` sends a real cluster's config to launch and `launch` a simulated one to run (even with a
+// bad policy key in them), and `launch` names a bad policy key once, itself, with nothing written.
 TEST_CASE("run answers a real config with launch first; launch names a bad policy key before any worker starts") {
   testing::TempDir dir;
   testing::write_text(dir / "real.yaml", R"(name: real_bad
@@ -195,4 +199,12 @@ policies:
   CHECK(launch.output.find("worker") == std::string::npos);  // said by launch, not by a worker
   CHECK_FALSE(fs::exists(dir / "run"));
   CHECK_FALSE(fs::exists(dir / "launch"));
+  // And launch answers a simulated config with run, the bad key notwithstanding.
+  std::string simulated = testing::read_text(dir / "real.yaml");
+  simulated.replace(simulated.find("  mode: real\n"), 13, "");
+  testing::write_text(dir / "sim.yaml", simulated);
+  const auto sim = testing::run_command(std::string(ORCHESTRA_BINARY) + " launch --nproc 1 " + (dir / "sim.yaml") + " --quiet --out " + (dir / "sim"));
+  CHECK(sim.exit_code == 2);
+  CHECK(sim.output.find("sim.yaml: cluster.mode: launch runs real clusters; this config is simulated") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "sim"));
 }
