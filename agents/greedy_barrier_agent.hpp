@@ -31,11 +31,13 @@ namespace agents {
 // 0.45" climbs under sampling and never moves under argmax, so the two can differ a lot.
 class SampledBarrierAgent final : public orchestra::BarrierAgent {
  public:
-  SampledBarrierAgent(A3cPolicy policy, std::uint64_t seed) : policy_(std::move(policy)), rng_(seed) {}
+  SampledBarrierAgent(A3cPolicy policy, std::uint64_t seed) : policy_(std::move(policy)), seed_(seed), rng_(seed) {}
   int act(const std::vector<float>& observation) override { return policy_.predict(observation, false, &rng_); }
+  void start() override { rng_.seed(seed_); }
 
  private:
   A3cPolicy policy_;
+  std::uint64_t seed_;
   std::mt19937_64 rng_;
 };
 
@@ -47,10 +49,12 @@ namespace agents {
 // uniformly at random each epoch, from its own seed.
 class RandomBarrierAgent final : public orchestra::BarrierAgent {
  public:
-  explicit RandomBarrierAgent(std::uint64_t seed) : rng_(seed) {}
+  explicit RandomBarrierAgent(std::uint64_t seed) : seed_(seed), rng_(seed) {}
   int act(const std::vector<float>&) override { return static_cast<int>(rng_() % 3) - 1; }
+  void start() override { rng_.seed(seed_); }
 
  private:
+  std::uint64_t seed_;
   std::mt19937_64 rng_;
 };
 

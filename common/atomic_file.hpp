@@ -9,7 +9,7 @@
 
 namespace common {
 
-// Throws common::SystemError naming the path when it cannot be written.
+// Throws common::SystemError naming the path when it cannot be written (the temporary file removed).
 void write_file_atomic(const std::string& path, std::string_view content);
 void write_file_atomic(const std::string& path, const std::vector<char>& bytes);
 

@@ -54,6 +54,23 @@ struct ProtocolError : Error {
   explicit ProtocolError(const std::string& m) : Error(ExitCode::Failure, "protocol error", m) {}
 };
 
+// A results folder this run may not write: another run holds it (the lock), it holds another
+// experiment's results, or it cannot be written at all. Said before any work is done.
+struct FolderError : Error {
+  FolderError(ExitCode code, const std::string& m) : Error(code, "results folder", m) {}
+};
+
+// A file that could not be written (a full disk, no permission): the message names the file.
+struct WriteError : Error {
+  explicit WriteError(const std::string& m) : Error(ExitCode::Failure, "write error", m) {}
+};
+
+// A number that must be finite is not (a clock that overflowed): the run stops rather than go on
+// with it.
+struct NumericError : Error {
+  explicit NumericError(const std::string& m) : Error(ExitCode::Failure, "numeric error", m) {}
+};
+
 // gnuplot missing or failing.
 struct PlotError : Error {
   explicit PlotError(const std::string& m) : Error(ExitCode::Failure, "plot error", m) {}

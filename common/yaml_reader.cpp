@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/errors.hpp"
+#include "common/names.hpp"
 
 namespace common {
 namespace {
@@ -154,6 +155,12 @@ std::string YamlReader::text(const std::string& key, const std::string& fallback
   return v;
 }
 
+std::string YamlReader::name(const std::string& key, const std::string& fallback) {
+  const std::string v = text(key, fallback);
+  if (const auto problem = name_problem(v)) fail(key, "expected a name (it names a folder or a column), got " + quoted_name(v) + ", which " + *problem);
+  return v;
+}
+
 std::string YamlReader::choice(const std::string& key, const std::string& fallback, const std::vector<std::string>& allowed) {
   const std::string v = text(key, fallback);
   for (const auto& a : allowed)
@@ -171,8 +178,13 @@ std::vector<double> YamlReader::reals(const std::string& key, double min, double
   if (!n.IsSequence()) fail(key, "expected a list of numbers, got " + shown(n));
   for (std::size_t i = 0; i < n.size(); ++i) {
     double v = 0;
-    if (!n[i].IsScalar() || !parse_real(n[i].Scalar(), v) || v < min || v > max)
-      fail_at(n[i], file_, key_path(key) + "[" + std::to_string(i) + "]", "expected a number, got " + shown(n[i]));
+    if (!n[i].IsScalar() || !parse_real(n[i].Scalar(), v) || v < min || v > max) {
+      std::ostringstream expect;
+      expect << "expected a number";
+      if (min > std::numeric_limits<double>::lowest()) expect << " >= " << min;
+      if (max < std::numeric_limits<double>::max()) expect << (min > std::numeric_limits<double>::lowest() ? " and" : "") << " <= " << max;
+      fail_at(n[i], file_, key_path(key) + "[" + std::to_string(i) + "]", expect.str() + ", got " + shown(n[i]));
+    }
     out.push_back(v);
   }
   resolved_[key] = out;

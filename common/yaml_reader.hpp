@@ -8,6 +8,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <nlohmann/json.hpp>
+
+#include "common/limits.hpp"
 #include <initializer_list>
 #include <set>
 #include <string>
@@ -26,8 +28,15 @@ class YamlReader {
   std::int64_t integer(const std::string& key, std::int64_t fallback, std::int64_t min, std::int64_t max);
   std::int64_t required_integer(const std::string& key, std::int64_t min, std::int64_t max);
   double real(const std::string& key, double fallback, double min, double max, bool min_exclusive = false);
+  // A time, coefficient, slowdown, ... in one of the named ranges of common/limits.hpp.
+  double real(const std::string& key, double fallback, const Range& range) {
+    return real(key, fallback, range.min, range.max, range.min_exclusive);
+  }
   bool boolean(const std::string& key, bool fallback);
   std::string text(const std::string& key, const std::string& fallback);
+  // A text that becomes a path component or a CSV column (common/names.hpp): an error names the
+  // key and says what is wrong with the name.
+  std::string name(const std::string& key, const std::string& fallback);
   std::string choice(const std::string& key, const std::string& fallback, const std::vector<std::string>& allowed);
   // One of a typed enum's spellings: {{"uniform", Weighting::Uniform}, {"samples", Weighting::BySamples}}.
   template <class E>

@@ -41,7 +41,9 @@ struct PlanContext {
 class BarrierPolicy {
  public:
   virtual ~BarrierPolicy() = default;
-  // Called once before the first round.
+  // Called before the first round of a run. A policy is built once and started for each run
+  // (the runner's preflight on a timing-only copy of the cluster, then the run itself): start
+  // forgets everything an earlier start learned, so the run is what a fresh policy would do.
   virtual void start(const ClusterView& cluster) = 0;
   // The plan for the next round.
   virtual RoundPlan plan(const PlanContext& context) = 0;

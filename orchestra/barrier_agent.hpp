@@ -14,6 +14,9 @@ class BarrierAgent {
   // One of -1, 0, +1: decrease, keep or increase T by one unit (3.1.3, "Action Space"). The
   // observation has StateLayout::kStateSize entries.
   virtual int act(const std::vector<float>& observation) = 0;
+  // A run begins (BarrierController::start): an agent with a random stream starts it over, so that
+  // a controller started twice (a preflight, then the run) acts the same in the run.
+  virtual void start() {}
 };
 
 }  // namespace orchestra

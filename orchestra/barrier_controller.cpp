@@ -185,6 +185,7 @@ void BarrierController::start(const env::ClusterView& cluster) {
   accuracy_before_last_ = std::numeric_limits<double>::quiet_NaN();
   last_accuracy_ = std::numeric_limits<double>::quiet_NaN();
   epochs_done_ = 0;
+  if (agent_) agent_->start();  // everything an earlier start learned is forgotten, the agent's stream too
   started_ = true;
 }
 

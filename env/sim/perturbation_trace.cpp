@@ -5,6 +5,7 @@
 
 #include "common/csv_table.hpp"
 #include "common/errors.hpp"
+#include "common/limits.hpp"
 
 namespace env {
 
@@ -26,12 +27,13 @@ std::vector<Perturbation> read_perturbation_trace(const std::string& path, const
       if (workers[i] == name) worker = static_cast<int>(i);
     if (worker < 0) throw common::DataError(here + "worker: no worker named '" + name + "' in the cluster");
     const double at = t.number(r, time), factor = t.number(r, slowdown), extra = add ? t.number(r, *add) : 0.0;
-    if (!std::isfinite(at) || at < 0) throw common::DataError(here + "time_s: expected a time >= 0");
+    // The ranges of the YAML keys that mean the same (common/limits.hpp).
+    if (const auto problem = common::range_problem(at, common::kClockS)) throw common::DataError(here + "time_s: " + *problem);
     if (r > 0 && at < last_time)
       throw common::DataError(here + "time_s: the clock goes back (" + std::to_string(at) + " after " + std::to_string(last_time) +
                               "): rows must be in time order");
-    if (!std::isfinite(factor) || factor <= 0) throw common::DataError(here + "slowdown: expected a factor > 0");
-    if (!std::isfinite(extra) || extra < 0) throw common::DataError(here + "add_ms: expected milliseconds >= 0");
+    if (const auto problem = common::range_problem(factor, common::kSlowdown)) throw common::DataError(here + "slowdown: " + *problem);
+    if (const auto problem = common::range_problem(extra, common::kStepMs)) throw common::DataError(here + "add_ms: " + *problem);
     last_time = at;
     if (const auto it = open.find(worker); it != open.end()) {
       out[it->second].end_s = at;

@@ -1,12 +1,16 @@
 #include "env/sim/step_trace.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/csv_table.hpp"
 #include "common/errors.hpp"
+#include "common/limits.hpp"
 
 namespace env {
 namespace {
+
+constexpr common::Range kClockMs{0.0, common::kClockS.max * 1000.0};
 
 std::string at(const common::CsvTable& t, std::size_t row) { return t.source + ":" + std::to_string(t.lines[row]) + ": "; }
 
@@ -24,9 +28,11 @@ StepTrace StepTrace::read(const std::string& path, const std::string& worker, co
       if (name != worker) continue;
     }
     StepTraceRow row{t.number(r, clock), t.number(r, batch), t.number(r, ms)};
-    if (!std::isfinite(row.clock_ms) || row.clock_ms < 0) throw common::DataError(at(t, r) + "clock_ms: expected a time >= 0");
-    if (!std::isfinite(row.ms) || row.ms < 0) throw common::DataError(at(t, r) + "ms: a step time must be finite and >= 0");
-    if (!(row.batch >= 1) || !std::isfinite(row.batch)) throw common::DataError(at(t, r) + "batch: expected a batch size >= 1");
+    // The ranges of the YAML keys that mean the same (common/limits.hpp).
+    if (const auto problem = common::range_problem(row.clock_ms, kClockMs)) throw common::DataError(at(t, r) + "clock_ms: " + *problem);
+    if (const auto problem = common::range_problem(row.ms, common::kStepMs)) throw common::DataError(at(t, r) + "ms: a step time: " + *problem);
+    if (!(row.batch >= 1) || !(row.batch <= static_cast<double>(common::kMaxBatch)))
+      throw common::DataError(at(t, r) + "batch: expected a batch size >= 1 and <= " + std::to_string(common::kMaxBatch));
     if (!rows.empty() && row.clock_ms < rows.back().clock_ms)
       throw common::DataError(at(t, r) + "clock_ms: the clock goes back (" + std::to_string(row.clock_ms) + " after " +
                               std::to_string(rows.back().clock_ms) + "): rows must be in the order the steps ran");
@@ -35,6 +41,9 @@ StepTrace StepTrace::read(const std::string& path, const std::string& worker, co
   if (rows.size() < kMinRows)
     throw common::DataError(path + ": " + std::to_string(rows.size()) + " rows" + (who ? " for worker '" + worker + "'" : "") +
                             ": a trace needs at least " + std::to_string(kMinRows) + " (a constant time is a time_model: {coefficients: [ms]})");
+  // As for coefficients: a step must take some time, or profiling and the barrier see 0 ms.
+  if (std::all_of(rows.begin(), rows.end(), [](const StepTraceRow& row) { return row.ms == 0; }))
+    throw common::DataError(path + ": ms: every step" + (who ? " of worker '" + worker + "'" : "") + " takes 0 ms: a trace needs steps that take time");
   return StepTrace(std::move(rows), path);
 }
 

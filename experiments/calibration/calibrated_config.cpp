@@ -23,7 +23,7 @@ std::string flow(const nlohmann::json& j) { return j.dump(); }
 std::string calibrated_config_yaml(const Calibration& c, const RealRun& real) {
   const nlohmann::json& cfg = real.config;
   std::string y;
-  y += "# Calibrated by `orchestra calibrate " + c.real_dir + "` from a real run (orchestra launch): " + std::to_string(c.policies.size()) +
+  y += kCalibratedMarker + c.real_dir + "` from a real run (orchestra launch): " + std::to_string(c.policies.size()) +
        " policies, " + std::to_string(c.rounds) + " rounds of rounds.csv.\n";
   y += "# The same experiment as the real run (data, model, training, runtime, policies, perturbations) on a\n";
   y += "# simulated cluster whose times were fitted to what the real run measured. Each fitted number\n";
@@ -83,7 +83,7 @@ std::string calibrated_config_yaml(const Calibration& c, const RealRun& real) {
 std::vector<std::pair<std::string, std::string>> step_traces(const RealRun& real, const experiments::ExperimentConfig& config) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& p : real.policies) {
-    std::string csv = "worker,clock_ms,batch,ms\n";
+    std::string csv = kTraceHeader;
     for (std::size_t i = 0; i < config.cluster.workers.size(); ++i) {
       const std::string& name = config.cluster.workers[i].name;
       RealRun one{real.dir, real.name, real.config, {p}};

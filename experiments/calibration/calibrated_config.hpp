@@ -9,6 +9,11 @@
 
 namespace experiments::calibration {
 
+// How every config calibrate writes begins, and every trace: `orchestra calibrate` replaces only a
+// file that begins so.
+inline constexpr const char* kCalibratedMarker = "# Calibrated by `orchestra calibrate ";
+inline constexpr const char* kTraceHeader = "worker,clock_ms,batch,ms\n";
+
 // `real` is the run the calibration was made from (its resolved config and policies).
 std::string calibrated_config_yaml(const Calibration& c, const RealRun& real);
 

@@ -3,7 +3,11 @@
 #include <fstream>
 #include <sstream>
 
+#include <cmath>
+
 #include "common/errors.hpp"
+#include "common/json_diff.hpp"
+#include "experiments/results/results_folder.hpp"
 #include "experiments/results/results_reader.hpp"
 
 namespace experiments::calibration {
@@ -39,12 +43,29 @@ RealRun read_real_run(const std::string& dir) {
       throw common::DataError(config_path + ": has no resolved data and cluster sections (written by an older version): run the real experiment again");
     if (p.rounds_csv.empty())
       throw common::DataError(p.dir + ": no rounds.csv (the run had output.rounds_csv: false): calibration needs every round's times");
+    // One experiment: every policy ran the first one's config (a policy folder copied in from
+    // another run, or a damaged config.json, would be fitted as if it were this one).
+    if (!run.config.is_null() && experiments::experiment_identity(config) != experiments::experiment_identity(run.config))
+      throw common::DataError(config_path + ": not the config of " + run.policies.front().dir + "/config.json (" +
+                              common::describe_differences(experiments::experiment_identity(run.config), experiments::experiment_identity(config), 3) +
+                              "): calibrate fits one real run's policies");
     RealPolicyRun policy;
     policy.label = p.label;
     policy.dir = p.dir;
     policy.policy = config.value("policy", nlohmann::json::object());
-    policy.rounds = experiments::read_rounds_csv(p.rounds_csv);
+    if (!policy.policy.is_object()) throw common::DataError(config_path + ": policy: expected the policy's resolved keys");
+    policy.rounds = experiments::read_rounds_csv(p.rounds_csv, experiments::RoundsCheck::Measured);
     if (policy.rounds.round.empty()) throw common::DataError(p.rounds_csv + ": no rounds");
+    // Cut at a line boundary, the file still reads: its rounds are counted against the summary's,
+    // and every round must have a row of every worker.
+    if (static_cast<std::int64_t>(policy.rounds.round.size()) != p.rounds)
+      throw common::DataError(p.rounds_csv + ": " + std::to_string(policy.rounds.round.size()) + " rounds, but summary.json says " +
+                              std::to_string(p.rounds) + ": a truncated file is not fitted");
+    for (const auto& w : policy.rounds.workers)
+      for (std::size_t k = 0; k < w.compute_ms.size(); ++k)
+        if (std::isnan(w.compute_ms[k]))
+          throw common::DataError(p.rounds_csv + ": round " + std::to_string(policy.rounds.round[k]) + " has no row of worker " + w.name +
+                                  ": a truncated or damaged file is not fitted");
     if (run.config.is_null()) run.config = config;
     run.policies.push_back(std::move(policy));
   }

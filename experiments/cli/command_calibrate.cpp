@@ -3,15 +3,19 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "common/atomic_file.hpp"
 #include "common/errors.hpp"
+#include "common/folder_lock.hpp"
 #include "env/train/local_sgd_env.hpp"
 #include "env/train/models.hpp"
 #include "experiments/calibration/calibrate.hpp"
 #include "experiments/calibration/calibrated_config.hpp"
 #include "experiments/cli/cli_args.hpp"
 #include "experiments/cli/commands.hpp"
+#include "experiments/registry/policy_registry.hpp"
+#include "experiments/results/results_folder.hpp"
 
 namespace experiments {
 namespace {
@@ -49,6 +53,13 @@ example:
   orchestra run results/fidelity/calibrated.yaml --out results/fidelity/sim
   orchestra compare results/fidelity/real --sim results/fidelity/sim
 )";
+
+bool starts_with(const std::string& path, const std::string& marker) {
+  std::ifstream in(path, std::ios::binary);
+  std::string head(marker.size(), '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  return in.gcount() == static_cast<std::streamsize>(head.size()) && head == marker;
+}
 
 // A worker's points from the JSON of `orchestra profile` (or any balance file): the entry named
 // `worker`, or the file's only entry.
@@ -110,6 +121,13 @@ int command_calibrate(const Args& args) {
   if (real_dir.empty()) throw UsageError(std::string("calibrate needs REAL_RESULTS_DIR\n") + kCalibrateHelp);
   if (out_path.empty()) out_path = real_dir + "/calibrated.yaml";
 
+  // A real run still being written is not one to fit: its folder's lock says so (and, held here,
+  // keeps a launch from starting into it meanwhile).
+  if (!std::filesystem::is_directory(real_dir)) throw common::DataError(real_dir + ": no such folder");
+  const common::FolderLock real_lock(real_dir);
+  // The config written replaces only one calibrate wrote; the traces likewise.
+  if (std::filesystem::exists(out_path) && !starts_with(out_path, calibration::kCalibratedMarker))
+    throw common::FolderError(common::ExitCode::BadInput, out_path + ": exists and was not written by orchestra calibrate: choose another --out");
   const calibration::RealRun run = calibration::read_real_run(real_dir);
   // The real run's config, validated and resolved as when it ran (cluster names, perturbations).
   const ExperimentConfig config = parse_config(calibration::real_config_text(run), run.policies.front().dir + "/config.json");
@@ -123,13 +141,21 @@ int command_calibrate(const Args& args) {
                               : env::parameter_bytes(*env::make_model(config.training.model, env::input_shape_of(config.data), 10));
   const calibration::Calibration c = calibration::calibrate(run, config, options);
   const std::string yaml = calibration::calibrated_config_yaml(c, run);
-  // What was written must load: a calibrated config that the simulator rejects is a bug here.
-  parse_config(yaml, out_path);
-  const auto parent = std::filesystem::path(out_path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent);
-  common::write_file_atomic(out_path, yaml);
+  // What was written must load, and its policies build: a calibrated config that the simulator
+  // rejects is a bug here (or a real run whose config.json was damaged).
+  ExperimentConfig written = parse_config(yaml, out_path);
+  expand_sweeps(written);
+  for (const auto& entry : written.policies) make_policy(entry, written);
+  std::optional<ResultsFolder> traces;
   if (!traces_dir.empty()) {
-    std::filesystem::create_directories(traces_dir);
+    FolderPlan plan;
+    for (const auto& p : run.policies) plan.files.push_back({p.label + ".csv", calibration::kTraceHeader});
+    traces.emplace(traces_dir, plan, false);
+  }
+  const auto parent = std::filesystem::path(out_path).parent_path();
+  if (!parent.empty()) common::create_folder(parent.string());
+  common::write_file_atomic(out_path, yaml);
+  if (traces) {
     for (const auto& [label, csv] : calibration::step_traces(run, config)) common::write_file_atomic(traces_dir + "/" + label + ".csv", csv);
   }
   if (!quiet) std::cout << calibration::calibration_report(c) << "written: " << out_path << "\n";

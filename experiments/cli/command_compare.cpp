@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "common/atomic_file.hpp"
+#include "common/folder_lock.hpp"
 #include "experiments/cli/cli_args.hpp"
 #include "experiments/cli/commands.hpp"
 #include "experiments/analysis/comparison.hpp"
@@ -116,7 +117,7 @@ int command_compare(const Args& args) {
     const std::string table = fidelity_markdown(repeat ? compare_fidelity(real.front(), other.front(), FidelityReference::RepeatRun)
                                                        : compare_fidelity(real, other.front()));
     const std::string file = out_dir + (repeat ? "/run_to_run.md" : "/fidelity.md");
-    std::filesystem::create_directories(out_dir);
+    common::create_folder(out_dir);
     common::write_file_atomic(file, table);
     if (!quiet) std::cout << table << "written: " << file << "\n";
     return 0;
@@ -140,11 +141,14 @@ int command_compare(const Args& args) {
     }
     return 0;
   }
-  const std::vector<RunResults> runs = read_results(dirs);
+  std::vector<SkippedFolder> skipped;
+  const std::vector<RunResults> runs = read_results(dirs, &skipped);
+  // Said even with --quiet: a table without them must not pass for the whole folder.
+  for (const auto& s : skipped) std::cerr << "orchestra compare: skipped " << s.dir << ": " << s.reason << "\n";
   plot = plot || html;  // the report holds every figure
   if (plot) find_gnuplot(plot_options.gnuplot.program);  // fail before writing anything
   const std::vector<ComparisonRow> rows = comparison_rows(runs);
-  std::filesystem::create_directories(out_dir);
+  common::create_folder(out_dir);
   if (is_seed_folder(runs)) {
     // A multi-seed run (orchestra run --seeds): the summary over seeds, as the run printed it.
     const std::vector<SeedRow> seed_table = seed_rows(runs);

@@ -10,6 +10,7 @@
 #include "experiments/cli/cli_args.hpp"
 #include "experiments/cli/commands.hpp"
 #include "experiments/config/config.hpp"
+#include "experiments/results/results_folder.hpp"
 #include "experiments/runner/drawn_cluster_config.hpp"
 #include "experiments/runner/train_config.hpp"
 
@@ -81,10 +82,16 @@ int command_draw(const Args& args) {
   if (config_path.empty()) throw UsageError(std::string("draw needs TRAIN_CONFIG\n") + kDrawHelp);
   const TrainConfig config = load_train_config(config_path);
   const auto drawn = draw_cluster_configs(config, static_cast<std::uint64_t>(seed), static_cast<int>(count), filter);
-  std::filesystem::create_directories(out_dir);
+  // One draw writes into the folder at a time, and replaces only configs drawn before, never a
+  // file of the same name that draw did not write (results_folder.hpp).
+  FolderPlan plan;
+  for (const auto& d : drawn) {
+    parse_config(d.yaml, out_dir + "/" + d.name + ".yaml");  // what is written must load: a file the runner rejects is a bug here
+    plan.files.push_back({d.name + ".yaml", kDrawnConfigMarker});
+  }
+  const ResultsFolder folder(out_dir, plan, false);
   for (const auto& d : drawn) {
     const std::string path = out_dir + "/" + d.name + ".yaml";
-    parse_config(d.yaml, path);  // what is written must load: a file the runner rejects is a bug here
     common::write_file_atomic(path, d.yaml);
     if (!quiet)
       std::cout << path << ": " << count_of(d.cluster.cluster.num_workers(), "worker") << ", "

@@ -1,5 +1,6 @@
 // `orchestra evaluate`: a trained barrier policy against orchestra-lcm, a random controller and the
 // best static barrier of a sweep, on held-out clusters and seeds (experiments/runner/evaluation.hpp).
+#include <algorithm>
 #include <iostream>
 
 #include "common/limits.hpp"
@@ -10,7 +11,7 @@
 namespace experiments {
 namespace {
 
-const char* kEvaluateHelp = R"(usage: orchestra evaluate POLICY.pt... CONFIG... [--seeds LIST] [--sweep N | --sweep-ms LIST] [--also ENTRY]... [--out DIR] [--jobs N] [--plot] [--quiet]
+const char* kEvaluateHelp = R"(usage: orchestra evaluate POLICY.pt... CONFIG... [--seeds LIST] [--sweep N | --sweep-ms LIST] [--also ENTRY]... [--out DIR] [--jobs N] [--plot] [--overwrite] [--quiet]
        orchestra evaluate POLICY.pt... --baselines-from EARLIER [--also ENTRY]... [--out DIR] [--jobs N] [--plot] [--quiet]
 
 Judges trained barrier policies on cluster configs: on each config and seed it runs every policy
@@ -42,6 +43,8 @@ Results of every run are kept in DIR/<cluster>/seed-<N>/<controller>/.
                   and decision interval. The tables are those a full evaluation would write
   --plot          DIR/plots/evaluation.png (each controller over the oracle, per cluster) and
                   barrier_vs_oracle.png (the first policy's T against the oracle's T), with SVGs
+  --overwrite     DIR holds another evaluation's or experiment's results: remove them (only
+                  those folders) instead of refusing
   --quiet         no progress output (progress goes to stderr; ORCHESTRA_PROGRESS_EVERY_S sets
                   the interval of its lines when stderr is not a terminal)
 
@@ -61,7 +64,10 @@ std::vector<double> parse_ms_list(const std::string& flag, const std::string& te
     const std::size_t comma = text.find(',', start);
     const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     const std::optional<double> v = parse_whole_number(item);
-    if (!v || !(*v > 0)) throw UsageError(flag + ": expected positive ms separated by commas, got '" + item + "'");
+    if (!v || !(*v > 0) || !(*v <= common::kStepMs.max * common::kMaxLocalSteps))
+      throw UsageError(flag + ": expected positive ms separated by commas, got '" + item + "'");
+    // Each value is a run under its own label (fixed-t-T_ms=<value>): twice is one folder for two runs.
+    if (std::find(out.begin(), out.end(), *v) != out.end()) throw UsageError(flag + ": " + item + " is listed twice");
     out.push_back(*v);
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -100,6 +106,8 @@ int command_evaluate(const Args& args) {
       options.quiet = true;
     } else if (a == "--plot") {
       options.plot = true;
+    } else if (a == "--overwrite") {
+      options.overwrite = true;
     } else if (!a.empty() && a[0] == '-') {
       throw UsageError("unknown option " + a + "\n" + kEvaluateHelp);
     } else if (ends_with(a, ".pt")) {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <limits>
+#include <optional>
 
 #include "common/limits.hpp"
 #include "env/real/c10d_backend_registry.hpp"
@@ -17,12 +18,15 @@
 #include "env/real/launcher.hpp"
 #include "env/train/device.hpp"
 #include "experiments/runner/progress_reporter.hpp"
+#include "experiments/registry/policy_registry.hpp"
+#include "experiments/results/results_folder.hpp"
+#include "experiments/runner/real_checkpoint.hpp"
 #include "experiments/runner/real_run.hpp"
 
 namespace experiments {
 namespace {
 
-const char* kLaunchHelp = R"(usage: orchestra launch --nproc N CONFIG [--out DIR] [--resume] [--timeout S]
+const char* kLaunchHelp = R"(usage: orchestra launch --nproc N CONFIG [--out DIR] [--resume | --overwrite] [--timeout S]
                         [--nnodes M --node-rank R --master-addr HOST --master-port P]
                         [--backend B] [--seed N] [--threads N] [--quiet]
 
@@ -40,7 +44,9 @@ rank trains on GPU LOCAL_RANK mod the visible GPUs.
   --master-port P     node 0's store port (default: a free port; required with --nnodes > 1)
   --timeout S         seconds any collective may wait before the run stops (default 120)
   --out DIR           where to write results (default results/<name>)
-  --resume            continue from DIR/checkpoints after a failed run
+  --resume            continue from DIR/checkpoints after a failed run (with the config it ran with:
+                      a checkpoint of another config is refused, naming the keys that differ)
+  --overwrite         DIR holds another experiment's results: remove them (only those folders)
   --backend B         a c10d backend below (default gloo)
   --seed N, --threads N, --quiet   as for orchestra run (threads per worker)
 
@@ -61,7 +67,7 @@ example:
 // The options `launch` passes through to each worker, and the worker's own parsing of them.
 struct RunFlags {
   std::string config;
-  RealRunOptions run;
+  RunOptions run;
   std::vector<std::string> passthrough;
 };
 
@@ -76,9 +82,9 @@ bool parse_run_flag(ArgCursor& arg, RunFlags& flags) {
   if (a == "--out") {
     flags.run.out_dir = value();
   } else if (a == "--seed") {
-    flags.run.seed = static_cast<std::uint64_t>(arg.integer(0, common::kMaxSeed));
+    flags.run.overrides.seed = static_cast<std::uint64_t>(arg.integer(0, common::kMaxSeed));
   } else if (a == "--threads") {
-    flags.run.threads = static_cast<int>(arg.integer(1, 256));
+    flags.run.overrides.threads = static_cast<int>(arg.integer(1, 256));
   } else if (a == "--resume") {
     flags.run.resume = true;
   } else if (a == "--quiet") {
@@ -120,7 +126,7 @@ const env::C10dBackend& backend_named(const std::string& name) {
 int command_launch(const Args& args) {
   env::LaunchOptions launch;
   RunFlags flags;
-  bool port_given = false;
+  bool port_given = false, overwrite = false;
   for (ArgCursor arg(args); arg.next();) {
     const std::string& a = arg.arg();
     const auto value = [&]() -> const std::string& { return arg.value(); };
@@ -142,6 +148,8 @@ int command_launch(const Args& args) {
       launch.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(static_cast<int>(arg.integer(1, 86400))) * 1000);
     } else if (a == "--backend") {
       launch.backend = backend_named(value()).name;
+    } else if (a == "--overwrite") {
+      overwrite = true;
     } else if (!parse_run_flag(arg, flags)) {
       throw UsageError("unknown option " + a + "\n" + kLaunchHelp);
     }
@@ -152,10 +160,28 @@ int command_launch(const Args& args) {
   const env::C10dBackend& backend = backend_named(launch.backend);
   if (const std::string why = backend.unavailable(); !why.empty())
     throw UsageError("--backend " + launch.backend + ": " + why + (backend.one_gpu_per_rank ? "; use --backend gloo" : ""));
-  // Bad configs are reported here, once, before any worker starts.
-  const ExperimentConfig config = load_config(flags.config);
-  check_real_config(config, launch.nnodes * launch.nproc);
+  if (overwrite && flags.run.resume) throw UsageError("--resume continues the results in DIR, --overwrite removes other results: give one");
+  // Bad configs are reported here, once, before any worker starts: a config that is not this
+  // group's first (a simulated one is answered with where it runs), then the experiment as every
+  // worker will resolve it (overrides, sweeps, every policy built).
+  ExperimentConfig read = load_config(flags.config);
+  check_real_config(read, launch.nnodes * launch.nproc);
+  const Experiment experiment = resolve_experiment(std::move(read), flags.run.overrides);
+  const ExperimentConfig& config = experiment.config;
   if (backend.one_gpu_per_rank) check_one_gpu_per_rank(launch.backend, config.training.device, launch.nproc);
+  // Rank 0, on node 0, writes the results: its machine claims the folder for the whole run, and a
+  // resume is checked against the checkpoints' configs, before any worker starts.
+  std::optional<ResultsFolder> folder;
+  if (launch.node_rank == 0) {
+    const std::string out_dir = results_dir(config, flags.run);
+    if (flags.run.resume)
+      for (const auto& p : experiment.policies) {
+        nlohmann::json resolved = config.resolved;
+        resolved["policy"] = p.params;
+        check_resume(out_dir, p.entry.label, resolved);
+      }
+    folder.emplace(out_dir, run_folder_plan(config), overwrite);
+  }
   launch.quiet = flags.run.quiet;
   launch.worker_args = {flags.config};
   launch.worker_args.insert(launch.worker_args.end(), flags.passthrough.begin(), flags.passthrough.end());
@@ -188,13 +214,13 @@ int command_worker(const Args& args) {
     if (!parse_run_flag(arg, flags)) throw UsageError("unknown option " + arg.arg() + " (worker is started by orchestra launch)");
   if (flags.config.empty()) throw UsageError("worker needs a CONFIG file (it is started by orchestra launch)");
   env::RendezvousSpec spec = env::rendezvous_from_environment();
-  ExperimentConfig config = load_config(flags.config);
-  check_device(config);
-  spec.device = env::rank_device(config.training.device, spec.local_rank);  // the communicator's too, under NCCL
-  flags.run.device = spec.device;
+  Experiment experiment = load_experiment(flags.config, flags.run.overrides);
+  check_device(experiment.config);
+  spec.device = env::rank_device(experiment.config.training.device, spec.local_rank);  // the communicator's too, under NCCL
   env::C10dCommunicator comm(spec);
   try {
-    const ExperimentResult result = run_real_experiment(std::move(config), comm, flags.run);
+    RealRunCluster cluster(comm, results_dir(experiment.config, flags.run), flags.run.resume, spec.device);
+    const ExperimentResult result = run_experiment(experiment, cluster, flags.run);
     if (comm.rank() == 0)
       std::cout << comparison_table(result.outcomes, result.target_accuracy) << "results: " << result.out_dir << "/\n"
                 << story_after_table(results_of_run(result.out_dir, result.outcomes), result.out_dir, nullptr);

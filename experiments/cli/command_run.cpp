@@ -1,6 +1,7 @@
 #include <cstdio>
 #include <limits>
 #include <iostream>
+#include <optional>
 
 #include "common/limits.hpp"
 #include "env/train/dataset_registry.hpp"
@@ -10,6 +11,7 @@
 #include "experiments/registry/policy_registry.hpp"
 #include "experiments/runner/experiment.hpp"
 #include "experiments/runner/seed_runs.hpp"
+#include "experiments/runner/simulated_cluster.hpp"
 #include "experiments/analysis/plots.hpp"
 #include "experiments/cli/result_story.hpp"
 
@@ -17,7 +19,7 @@ namespace experiments {
 
 namespace {
 
-const char* kRunHelp = R"(usage: orchestra run CONFIG [--out DIR] [--seed N | --seeds LIST [--jobs N]] [--threads N] [--plot] [--quiet]
+const char* kRunHelp = R"(usage: orchestra run CONFIG [--out DIR] [--seed N | --seeds LIST [--jobs N]] [--threads N] [--plot] [--overwrite] [--quiet]
 
 Runs every policy of the experiment in CONFIG (YAML) on the same cluster, data and seed, then
 prints a comparison table and two lines that say what it shows (who reaches the target first,
@@ -37,6 +39,9 @@ ORCHESTRA_PROGRESS_EVERY_S changes the 5).
   --threads N    intra-op threads for libtorch and OpenBLAS (default: runtime.threads, 1)
   --plot         at the end, draw the figures of `orchestra compare --plot` into DIR/plots/
                  (`orchestra compare DIR --html` then writes one page to share)
+  --overwrite    DIR holds another experiment's results (another config or seed): remove them
+                 (only those folders) instead of refusing. A rerun of the same experiment
+                 replaces its own results without it. One run at a time writes into DIR
   --quiet        no progress output
 
 example:
@@ -59,7 +64,7 @@ PlotReport draw_figures(const std::string& results_dir, bool quiet) {
 
 int command_run(const Args& args) {
   RunOptions options;
-  bool plot = false;
+  bool plot = false, overwrite = false, claimed = false;
   std::string config_path;
   for (ArgCursor arg(args); arg.next();) {
     const std::string& a = arg.arg();
@@ -71,17 +76,21 @@ int command_run(const Args& args) {
     } else if (a == "--out") {
       options.out_dir = value();
     } else if (a == "--seed") {
-      options.seed = static_cast<std::uint64_t>(arg.integer(0, common::kMaxSeed));
+      options.overrides.seed = static_cast<std::uint64_t>(arg.integer(0, common::kMaxSeed));
     } else if (a == "--seeds") {
       options.seeds = parse_seed_list("--seeds", value());
     } else if (a == "--jobs") {
       options.jobs = static_cast<int>(arg.integer(1, 256));
     } else if (a == "--threads") {
-      options.threads = static_cast<int>(arg.integer(1, 256));
+      options.overrides.threads = static_cast<int>(arg.integer(1, 256));
     } else if (a == "--plot") {
       plot = true;
     } else if (a == "--quiet") {
       options.quiet = true;
+    } else if (a == "--overwrite") {
+      overwrite = true;
+    } else if (a == "--claimed") {
+      claimed = true;  // not in --help: a seed's run started by run --seeds --jobs, whose folder its parent holds
     } else if (!a.empty() && a[0] == '-') {
       throw UsageError("unknown option " + a + "\n" + kRunHelp);
     } else if (config_path.empty()) {
@@ -91,12 +100,15 @@ int command_run(const Args& args) {
     }
   }
   if (config_path.empty()) throw UsageError(std::string("run needs a CONFIG file\n") + kRunHelp);
-  if (options.seed && !options.seeds.empty()) throw UsageError("give --seed or --seeds, not both");
+  if (options.overrides.seed && !options.seeds.empty()) throw UsageError("give --seed or --seeds, not both");
   ExperimentConfig config = load_config(config_path);
+  check_simulated_config(config);  // a real cluster's config is answered with where it runs, before anything else
   if (plot) find_gnuplot("gnuplot");  // a missing gnuplot is said before a long run, not after
   // The figures are drawn before the table is printed, so that the output ends with the table,
   // the lines that say what it shows, and where the figures are.
-  if (!options.seed && (!options.seeds.empty() || !config.seeds.empty())) {
+  // The folder is this run's, and holds nothing of another experiment, before any work.
+  if (!options.overrides.seed && (!options.seeds.empty() || !config.seeds.empty())) {
+    const ResultsFolder folder(results_dir(config, options), seeds_folder_plan(config, options), overwrite);
     const SeedRunResult result = run_seeds(std::move(config), options);
     const PlotReport plots = plot ? draw_figures(result.out_dir, options.quiet) : PlotReport{};
     std::vector<std::string> seed_dirs;  // these seeds', not the folders an earlier run may have left
@@ -106,7 +118,12 @@ int command_run(const Args& args) {
     return 0;
   }
   if (options.jobs > 1) throw UsageError("--jobs runs several seeds at once: give --seeds too");
-  const ExperimentResult result = run_experiment(std::move(config), options);
+  // The config resolved once (overrides, sweeps, every policy built), then run on its cluster.
+  Experiment experiment = resolve_experiment(std::move(config), options.overrides);
+  std::optional<ResultsFolder> folder;
+  if (!claimed) folder.emplace(results_dir(experiment.config, options), run_folder_plan(experiment.config), overwrite);
+  SimulatedCluster cluster;
+  const ExperimentResult result = run_experiment(experiment, cluster, options);
   const PlotReport plots = plot ? draw_figures(result.out_dir, options.quiet) : PlotReport{};
   std::cout << comparison_table(result.outcomes, result.target_accuracy) << "results: " << result.out_dir << "/\n"
             << story_after_table(results_of_run(result.out_dir, result.outcomes), result.out_dir, plot ? &plots : nullptr);

@@ -16,6 +16,7 @@
 #include "experiments/cli/commands.hpp"
 #include "env/train/compute_threads.hpp"
 #include "experiments/config/config.hpp"
+#include "experiments/results/results_folder.hpp"
 #include "experiments/runner/experiment.hpp"
 #include "experiments/runner/progress_reporter.hpp"
 #include "experiments/runner/train_config.hpp"
@@ -24,7 +25,7 @@
 namespace experiments {
 namespace {
 
-const char* kTrainHelp = R"(usage: orchestra train CONFIG [--out DIR] [--resume] [--agents K] [--updates N] [--quiet]
+const char* kTrainHelp = R"(usage: orchestra train CONFIG [--out DIR] [--resume | --overwrite] [--agents K] [--updates N] [--quiet]
 
 Trains an A3C barrier policy (Orchestra Sec. 3.1.3): a parameter server on loopback and K agent
 processes, each with its own environment (or a3c.envs_per_agent of them, stepped as one) and seed,
@@ -38,6 +39,8 @@ otherwise; ORCHESTRA_PROGRESS_EVERY_S changes the 5).
 
   --out DIR      where to write
   --resume       continue from DIR/checkpoint.pt (same config)
+  --overwrite    DIR holds another training (train.csv, checkpoint.pt, policy.pt, snapshots/):
+                 start afresh, removing those (without it, that is refused: --resume continues it)
   --agents K     override a3c.agents
   --updates N    override a3c.total_updates
   --quiet        no progress output
@@ -53,7 +56,7 @@ std::string train_help() {
          agents::learner_help();
 }
 
-const char* kServeHelp = R"(usage: orchestra serve CONFIG [--bind ENDPOINT] [--keys FILE] [--out DIR] [--resume] [--updates N] [--quiet]
+const char* kServeHelp = R"(usage: orchestra serve CONFIG [--bind ENDPOINT] [--keys FILE] [--out DIR] [--resume | --overwrite] [--updates N] [--quiet]
 
 Runs only the A3C parameter server of `orchestra train`, for agents started by hand
 (`orchestra agent CONFIG --connect ENDPOINT`). Binds tcp://127.0.0.1:5555 by default; any
@@ -87,6 +90,7 @@ struct CommonFlags {
   std::string config;
   std::string out;
   bool resume = false;
+  bool overwrite = false;
   std::optional<int> agents;
   std::optional<std::int64_t> updates;
   bool quiet = false;
@@ -117,6 +121,8 @@ CommonFlags parse(const Args& args, const std::string& help, const std::vector<s
       f.out = value();
     } else if (a == "--resume") {
       f.resume = true;
+    } else if (a == "--overwrite") {
+      f.overwrite = true;
     } else if (a == "--agents") {
       f.agents = static_cast<int>(arg.integer(1, 1024));
     } else if (a == "--updates") {
@@ -141,6 +147,7 @@ CommonFlags parse(const Args& args, const std::string& help, const std::vector<s
   }
   if (f.help) return f;
   if (f.config.empty()) throw UsageError("needs a CONFIG file\n" + help);
+  if (f.resume && f.overwrite) throw UsageError("--resume continues the training in DIR, --overwrite starts afresh: give one");
   return f;
 }
 
@@ -157,6 +164,14 @@ agents::ParameterServerOptions server_options(const TrainConfig& config, const C
   s.log = nullptr;  // the command gives it its progress reporter's log stream
   if (!f.keys.empty()) s.curve = agents::read_curve_keys(f.keys);
   return s;
+}
+
+// The server's folder, claimed for the whole training (results_folder.hpp): a fresh training
+// does not replace another one's files unless --overwrite.
+ResultsFolder claim_training_folder(const agents::ParameterServerOptions& options, const CommonFlags& f) {
+  FolderPlan plan;
+  plan.training = f.resume ? FolderPlan::Training::Resume : FolderPlan::Training::Fresh;
+  return ResultsFolder(options.out_dir, plan, f.overwrite);
 }
 
 // One progress line of training: train.csv's numbers as they stand.
@@ -208,7 +223,7 @@ void check_devices(const TrainConfig& config) {
 }  // namespace
 
 int command_train(const Args& args) {
-  const CommonFlags f = parse(args, train_help(), {"--out", "--resume", "--agents", "--updates", "--quiet"});
+  const CommonFlags f = parse(args, train_help(), {"--out", "--resume", "--overwrite", "--agents", "--updates", "--quiet"});
   if (f.help) {
     std::cout << train_help();
     return 0;
@@ -219,6 +234,7 @@ int command_train(const Args& args) {
                             f.quiet ? ProgressTiming{} : ProgressTiming::from_environment());
   env::set_compute_threads(1);  // the agents are the parallelism; one thread each keeps 2 cores sane
   agents::ParameterServerOptions options = server_options(config, f);
+  const ResultsFolder folder = claim_training_folder(options, f);
   if (!f.quiet) options.log = &progress.log_stream();  // "agent 1 joined" and the progress line share stderr
   zmq::context_t context;
   agents::ParameterServer server(context, options);
@@ -231,7 +247,7 @@ int command_train(const Args& args) {
 }
 
 int command_serve(const Args& args) {
-  const CommonFlags f = parse(args, kServeHelp, {"--out", "--resume", "--updates", "--quiet", "--bind", "--keys"});
+  const CommonFlags f = parse(args, kServeHelp, {"--out", "--resume", "--overwrite", "--updates", "--quiet", "--bind", "--keys"});
   if (f.help) {
     std::cout << kServeHelp;
     return 0;
@@ -241,6 +257,7 @@ int command_serve(const Args& args) {
                             f.quiet ? ProgressTiming{} : ProgressTiming::from_environment());
   env::set_compute_threads(1);
   agents::ParameterServerOptions options = server_options(config, f);
+  const ResultsFolder folder = claim_training_folder(options, f);
   if (!f.quiet) options.log = &progress.log_stream();
   options.bind = f.bind.empty() ? "tcp://127.0.0.1:5555" : f.bind;
   zmq::context_t context;

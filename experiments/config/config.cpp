@@ -13,6 +13,7 @@
 
 #include "common/errors.hpp"
 #include "common/limits.hpp"
+#include "common/names.hpp"
 #include "common/yaml_reader.hpp"
 #include "env/train/dataset_registry.hpp"
 #include "env/sim/perturbation_trace.hpp"
@@ -63,6 +64,12 @@ std::string relative_to_config(const std::string& config_file, const std::string
   return (std::filesystem::path(config_file).parent_path() / p).string();
 }
 
+std::string number_text(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
 // A worker whose time_model is a trace (env/sim/step_trace.hpp); read once every worker's name is known.
 struct PendingTrace {
   std::size_t first_worker = 0, count = 0;
@@ -76,7 +83,8 @@ std::shared_ptr<const env::BatchTimeModel> read_time_model(common::YamlReader& r
   if (has_coefficients == has_points) r.fail(has_points ? "points" : "coefficients", "give exactly one of coefficients, points or trace");
   std::shared_ptr<const env::BatchTimeModel> model;
   if (has_coefficients) {
-    const auto c = r.reals("coefficients", -kHuge, kHuge);
+    // Each coefficient within a step's time keeps every power of B finite up to kMaxBatch.
+    const auto c = r.reals("coefficients", -common::kStepMs.max, common::kStepMs.max);
     if (c.empty() || c.size() > 4) r.fail("coefficients", "expected 1 to 4 coefficients a0..a3 in ms, got " + std::to_string(c.size()));
     model = std::make_shared<env::BatchTimeModel>(c, max_batch);
     if (const int b = model->first_decrease(max_batch)) r.fail("coefficients", "the batch time decreases at batch " + std::to_string(b) + " (it must not decrease up to max_batch)");
@@ -96,12 +104,19 @@ std::shared_ptr<const env::BatchTimeModel> read_time_model(common::YamlReader& r
       } catch (const YAML::Exception&) {
         common::YamlReader::fail_at(p, r.file(), path, "expected two numbers");
       }
-      if (!(b >= 1) || !(ms > 0)) common::YamlReader::fail_at(p, r.file(), path, "expected batch >= 1 and ms > 0");
+      if (!(b >= 1) || !(ms > 0) || b > static_cast<double>(common::kMaxBatch) || common::range_problem(ms, common::kStepMs))
+        common::YamlReader::fail_at(p, r.file(), path, "expected batch >= 1 and <= " + std::to_string(common::kMaxBatch) + ", and ms > 0 and <= " +
+                                                           std::to_string(static_cast<long long>(common::kStepMs.max)));
       pts.push_back({b, ms});
     }
     model = std::make_shared<env::BatchTimeModel>(env::BatchTimeModel::fit(pts, 3));
     r.resolved()["fitted_coefficients"] = model->coefficients();
   }
+  // The same bound as a trace's rows and a perturbation's add_ms: a step of the largest batch.
+  if (const double top = model->polynomial(max_batch); common::range_problem(top, common::kStepMs))
+    r.fail(has_coefficients ? "coefficients" : "points", "a step of max_batch (" + std::to_string(max_batch) + ") would take " +
+                                                             number_text(top) + " ms; a step takes at most " + number_text(common::kStepMs.max) +
+                                                             " ms (2.8 hours)");
   r.reject_unknown_keys();
   return model;
 }
@@ -123,8 +138,8 @@ void read_worker(const YAML::Node& node, const std::string& file, const std::str
                  const std::string& name_prefix, env::ClusterSpec& c, std::unordered_set<std::string>& names, nlohmann::json& out,
                  ClusterMode mode, std::vector<PendingTrace>& traces) {
   common::YamlReader w(node, file, path);
-  const std::string given_name = w.text("name", "");
-  if (given_name.empty()) w.fail("name", "every worker needs a name");
+  if (!w.has("name")) w.fail("name", "every worker needs a name");
+  const std::string given_name = w.name("name", "");
   const std::string name = name_prefix + given_name;
   const auto count = w.integer("count", 1, 1, kMaxWorkers);
   if (static_cast<std::int64_t>(c.workers.size()) + count > kMaxWorkers)
@@ -173,13 +188,13 @@ env::Perturbation read_perturbation(common::YamlReader& r, const env::ClusterSpe
   for (std::size_t i = 0; i < c.workers.size(); ++i)
     if (c.workers[i].name == worker) p.worker = static_cast<int>(i);
   if (p.worker < 0) r.fail("worker", "no worker named '" + worker + "' in the cluster");
-  p.start_s = r.real("start_s", 0.0, 0.0, kHuge);
-  p.end_s = r.real("end_s", kHuge, 0.0, kHuge);
+  p.start_s = r.real("start_s", 0.0, common::kClockS);
+  p.end_s = r.has("end_s") ? r.real("end_s", kHuge, common::kClockS) : r.real("end_s", kHuge, 0.0, kHuge);  // absent: to the end
   if (p.end_s <= p.start_s) r.fail("end_s", "must be after start_s");
-  p.slowdown = r.real("slowdown", 1.0, 0.0, 1e6, true);
-  p.add_ms = r.real("add_ms", 0.0, 0.0, kHuge);
-  p.period_s = r.real("period_s", 0.0, 0.0, kHuge);
-  p.active_s = r.real("active_s", p.period_s / 2, 0.0, kHuge);
+  p.slowdown = r.real("slowdown", 1.0, common::kSlowdown);
+  p.add_ms = r.real("add_ms", 0.0, common::kStepMs);
+  p.period_s = r.real("period_s", 0.0, common::kClockS);
+  p.active_s = r.real("active_s", p.period_s / 2, common::kClockS);
   if (p.period_s > 0 && p.active_s > p.period_s) r.fail("active_s", "must not exceed period_s");
   if (p.slowdown == 1.0 && p.add_ms == 0.0) r.fail("slowdown", "a perturbation needs slowdown != 1 or add_ms > 0");
   r.reject_unknown_keys();
@@ -247,7 +262,7 @@ env::ClusterSpec read_cluster(common::YamlReader& r, ClusterMode& mode, nlohmann
   for (std::size_t s = 0; s < servers.size(); ++s) {
     const std::string path = r.key_path("servers") + "[" + std::to_string(s) + "]";
     common::YamlReader sr(servers[s], r.file(), path);
-    const std::string base_name = sr.text("name", "server" + std::to_string(s));
+    const std::string base_name = sr.name("name", "server" + std::to_string(s));
     // `count: N` replicates the server as name-0 .. name-(N-1), for cluster-scale what-if studies.
     const auto copies = sr.integer("count", 1, 1, kMaxWorkers);
     const auto list = sr.sequence("workers");
@@ -270,8 +285,8 @@ env::ClusterSpec read_cluster(common::YamlReader& r, ClusterMode& mode, nlohmann
   if (r.has("round_overhead") && mode == ClusterMode::Real)
     r.fail("round_overhead", "a real run pays its own round overheads; this key models them in a simulated run");
   common::YamlReader overhead = r.child("round_overhead");
-  c.overhead.fixed_ms = overhead.real("fixed_ms", 0.0, 0.0, kHuge);
-  c.overhead.per_step_ms = overhead.real("per_step_ms", 0.0, 0.0, kHuge);
+  c.overhead.fixed_ms = overhead.real("fixed_ms", 0.0, common::kStepMs);
+  c.overhead.per_step_ms = overhead.real("per_step_ms", 0.0, common::kStepMs);
   overhead.reject_unknown_keys();
   if (r.has("round_overhead")) r.resolved()["round_overhead"] = overhead.resolved();
   r.reject_unknown_keys();
@@ -281,14 +296,19 @@ env::ClusterSpec read_cluster(common::YamlReader& r, ClusterMode& mode, nlohmann
 env::NetworkSpec read_network(common::YamlReader& r) {
   env::NetworkSpec n;
   // Inter-server: Orchestra's testbed links servers with gigabit Ethernet.
-  n.inter_server.alpha_ms = r.real("latency_us", 50.0, 0.0, kHuge) / 1000.0;
-  n.inter_server.bytes_per_ms = r.real("bandwidth_gbps", 1.0, 0.0, kHuge, true) * 1e9 / 8.0 / 1000.0;
+  n.inter_server.alpha_ms = r.real("latency_us", 50.0, common::kLatencyUs) / 1000.0;
+  n.inter_server.bytes_per_ms = r.real("bandwidth_gbps", 1.0, common::kBandwidthGbps) * 1e9 / 8.0 / 1000.0;
   // Intra-server: GPUs of one machine over PCIe 3.0 (x4 to x16: 4-16 GB/s); 10 GB/s by default.
-  n.intra_server.alpha_ms = r.real("intra_latency_us", 5.0, 0.0, kHuge) / 1000.0;
-  n.intra_server.bytes_per_ms = r.real("intra_bandwidth_gbps", 80.0, 0.0, kHuge, true) * 1e9 / 8.0 / 1000.0;
-  n.message_bytes = r.real("message_mb", 0.0, 0.0, kHuge) * 1e6;
+  n.intra_server.alpha_ms = r.real("intra_latency_us", 5.0, common::kLatencyUs) / 1000.0;
+  n.intra_server.bytes_per_ms = r.real("intra_bandwidth_gbps", 80.0, common::kBandwidthGbps) * 1e9 / 8.0 / 1000.0;
+  n.message_bytes = r.real("message_mb", 0.0, common::kMessageMb) * 1e6;
   r.reject_unknown_keys();
   return n;
+}
+
+void check_label(const std::string& label, const YAML::Node& where, const std::string& file, const std::string& path) {
+  if (const auto problem = policy_label_problem(label))
+    common::YamlReader::fail_at(where, file, path, "a policy's label names its results folder: " + common::quoted_name(label) + " " + *problem);
 }
 
 void read_policies(common::YamlReader& top, ExperimentConfig& cfg) {
@@ -310,7 +330,9 @@ void read_policies(common::YamlReader& top, ExperimentConfig& cfg) {
     } else {
       common::YamlReader::fail_at(node, cfg.file, p.path, "expected a policy name or a mapping with name: and its parameters");
     }
-    p.label = p.params["label"] && p.params["label"].IsScalar() ? p.params["label"].Scalar() : p.kind;
+    const bool labelled = p.params["label"] && p.params["label"].IsScalar();
+    p.label = labelled ? p.params["label"].Scalar() : p.kind;
+    check_label(p.label, labelled ? p.params["label"] : node, cfg.file, p.path + (labelled ? ".label" : node.IsMap() ? ".name" : ""));
     if (!labels.insert(p.label).second)
       common::YamlReader::fail_at(node, cfg.file, p.path + ".label", "two policies named '" + p.label + "': give one a distinct label:");
     cfg.policies.push_back(p);
@@ -347,6 +369,13 @@ void read_training_backend(common::YamlReader& runtime, ExperimentConfig& cfg) {
 
 }  // namespace
 
+std::optional<std::string> policy_label_problem(const std::string& label) {
+  if (auto problem = common::name_problem(label)) return problem;
+  for (const char* reserved : kReservedLabels)
+    if (label == reserved) return "is the folder where a run keeps its " + std::string(reserved) + ": choose another label";
+  return std::nullopt;
+}
+
 ExperimentConfig parse_config(const std::string& text, const std::string& file) {
   YAML::Node root;
   try {
@@ -360,7 +389,12 @@ ExperimentConfig parse_config(const std::string& text, const std::string& file) 
   ExperimentConfig cfg;
   cfg.file = file;
   common::YamlReader top(root, file, "");
-  cfg.name = top.text("name", std::filesystem::path(file).stem().string());
+  // The name is results/<name>/: a name, whether given or the file's stem.
+  const std::string stem = std::filesystem::path(file).stem().string();
+  if (!top.has("name"))
+    if (const auto problem = common::name_problem(stem))
+      top.fail("name", "the results folder is named after the config file's stem, " + common::quoted_name(stem) + ", which " + *problem + ": give name:");
+  cfg.name = top.name("name", stem);
   cfg.seed = static_cast<std::uint64_t>(top.integer("seed", 1, 0, common::kMaxSeed));
   for (const auto s : top.integers("seeds", {}, 0, common::kMaxSeed)) cfg.seeds.push_back(static_cast<std::uint64_t>(s));
   if (top.has("seeds") && cfg.seeds.empty()) top.fail("seeds", "list at least one seed (or remove the key)");
@@ -379,7 +413,7 @@ ExperimentConfig parse_config(const std::string& text, const std::string& file) 
   cfg.training.lr_schedule =
       t.option("lr_schedule", env::LrSchedule::Constant, {{"constant", env::LrSchedule::Constant}, {"cosine", env::LrSchedule::Cosine}});
   cfg.budget.epochs = static_cast<int>(t.integer("epochs", 5, 1, 1000000));
-  cfg.budget.max_sim_seconds = t.real("max_sim_seconds", 0.0, 0.0, kHuge);
+  cfg.budget.max_sim_seconds = t.real("max_sim_seconds", 0.0, common::kClockS);
   cfg.budget.target_accuracy = t.real("target_accuracy", 0.85, 0.0, 1.0, true);
   cfg.budget.stop_at_target = t.boolean("stop_at_target", false);
   cfg.budget.eval_every_rounds = static_cast<int>(t.integer("eval_every_rounds", 0, 0, common::kMaxRounds));
@@ -419,6 +453,13 @@ ExperimentConfig parse_config(const std::string& text, const std::string& file) 
   for (auto* section : {&data, &model, &t, &cluster, &network, &runtime, &output}) cfg.resolved[section->path()] = section->resolved();
   cfg.resolved["file"] = file;
   return cfg;
+}
+
+void apply_overrides(ExperimentConfig& config, const Overrides& overrides) {
+  if (overrides.seed) config.seed = *overrides.seed;
+  if (overrides.threads) config.threads = *overrides.threads;
+  config.resolved["seed"] = config.seed;
+  config.resolved["runtime"]["threads"] = config.threads;
 }
 
 ExperimentConfig load_config(const std::string& path) {

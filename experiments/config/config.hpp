@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,25 @@ struct ExperimentConfig {
   bool write_rounds = true; // rounds.csv can be large for thousands of workers
   nlohmann::json resolved;  // the config with every default filled in
 };
+
+// What the command line overrides in a config (`--seed N`, `--threads N`): applied once, when the
+// experiment is resolved (registry/resolved_experiment.hpp), to the config and its resolved copy.
+struct Overrides {
+  std::optional<std::uint64_t> seed;
+  std::optional<int> threads;
+};
+
+// Sets the overridden values, and the resolved config's `seed` and `runtime.threads` to what the
+// run uses (config.json records them).
+void apply_overrides(ExperimentConfig& config, const Overrides& overrides);
+
+// Folder names a run writes beside its policies' folders (a real run's checkpoints, the figures of
+// --plot): no policy may be labelled so.
+inline constexpr const char* kReservedLabels[] = {"checkpoints", "plots"};
+
+// Why `label` cannot name a policy's results folder (common/names.hpp, or a reserved name), or
+// nullopt. Every reader of labels asks this one function.
+std::optional<std::string> policy_label_problem(const std::string& label);
 
 // Reads and validates a config file. Throws common::ConfigError ("file:line: key: message").
 ExperimentConfig load_config(const std::string& path);

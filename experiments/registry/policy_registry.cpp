@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iomanip>
 #include <map>
+#include <sstream>
 
 #include "common/errors.hpp"
 #include "common/limits.hpp"
+#include "common/names.hpp"
 #include "env/baselines/adaptive_period.hpp"
 #include "env/baselines/baselines.hpp"
 #include "env/sim/round_rules.hpp"
@@ -168,6 +171,25 @@ const PolicyKind* find_kind(const std::string& name) {
   return nullptr;
 }
 
+bool is_sweep_key(const PolicyKind* kind, const std::string& key, const YAML::Node& values) {
+  if (!values.IsSequence() || key == "name" || key == "label") return false;
+  return std::find(kind->list_keys.begin(), kind->list_keys.end(), key) == kind->list_keys.end();
+}
+
+// How many policies `entry` expands to (its lists' sizes multiplied, as doubles: 1000 lists of
+// 1000 must not overflow), and what multiplies, for the message.
+double sweep_size(const PolicyConfig& entry, std::string& factors) {
+  const PolicyKind* kind = find_kind(entry.kind);
+  double size = 1;
+  if (!entry.params.IsMap() || !kind) return size;
+  for (auto it = entry.params.begin(); it != entry.params.end(); ++it) {
+    if (!is_sweep_key(kind, it->first.Scalar(), it->second)) continue;
+    size *= static_cast<double>(std::max<std::size_t>(it->second.size(), 1));
+    factors += (factors.empty() ? "" : " x ") + it->first.Scalar() + ": " + std::to_string(it->second.size()) + " values";
+  }
+  return size;
+}
+
 // One entry expanded over its first list key, recursively over the rest.
 void expand_entry(const PolicyConfig& entry, const ExperimentConfig& config, std::vector<PolicyConfig>& out) {
   const PolicyKind* kind = find_kind(entry.kind);
@@ -175,8 +197,7 @@ void expand_entry(const PolicyConfig& entry, const ExperimentConfig& config, std
     for (auto it = entry.params.begin(); it != entry.params.end(); ++it) {
       const std::string key = it->first.Scalar();
       const YAML::Node values = it->second;
-      if (!values.IsSequence() || key == "name" || key == "label") continue;
-      if (std::find(kind->list_keys.begin(), kind->list_keys.end(), key) != kind->list_keys.end()) continue;
+      if (!is_sweep_key(kind, key, values)) continue;
       if (values.size() == 0) common::YamlReader::fail_at(values, config.file, entry.path + "." + key, "an empty sweep: list at least one value");
       for (std::size_t i = 0; i < values.size(); ++i) {
         const YAML::Node value = values[i];
@@ -187,6 +208,9 @@ void expand_entry(const PolicyConfig& entry, const ExperimentConfig& config, std
         // to the node it shares with `entry`.
         PolicyConfig one = entry;
         one.label = entry.label + "-" + key + "=" + value.Scalar();
+        if (const auto problem = policy_label_problem(one.label))
+          common::YamlReader::fail_at(value, config.file, entry.path + "." + key + "[" + std::to_string(i) + "]",
+                                      "the sweep's label " + common::quoted_name(one.label) + " " + *problem + ": give this value an entry of its own with a label:");
         one.params.reset(YAML::Node(YAML::NodeType::Map));  // rebinds; `=` would overwrite the shared node
         for (auto kv = entry.params.begin(); kv != entry.params.end(); ++kv) {
           const std::string k = kv->first.Scalar();
@@ -203,6 +227,26 @@ void expand_entry(const PolicyConfig& entry, const ExperimentConfig& config, std
 }  // namespace
 
 void expand_sweeps(ExperimentConfig& config) {
+  // Sized before anything is expanded: a sweep of 10^6 points is one line, not gigabytes.
+  const double seeds = static_cast<double>(std::max<std::size_t>(config.seeds.size(), 1));
+  double runs = 0;
+  for (const auto& entry : config.policies) {
+    std::string factors;
+    const double size = sweep_size(entry, factors);
+    runs += size * seeds;
+    if (runs > static_cast<double>(common::kMaxRuns)) {
+      const auto whole = [](double v) {
+        std::ostringstream text;
+        text << std::fixed << std::setprecision(0) << v;
+        return text.str();
+      };
+      const std::string per_seed = seeds > 1 ? ", times " + std::to_string(config.seeds.size()) + " seeds" : "";
+      common::YamlReader::fail_at(entry.source, config.file, entry.path,
+                                  "this entry gives " + whole(size) + " runs" + (factors.empty() ? "" : " (" + factors + ")") + per_seed +
+                                      ", and the experiment " + whole(runs) + " up to here; an experiment runs at most " +
+                                      std::to_string(common::kMaxRuns) + " (its policies, sweeps expanded, times its seeds)");
+    }
+  }
   std::vector<PolicyConfig> expanded;
   for (const auto& entry : config.policies) expand_entry(entry, config, expanded);
   std::map<std::string, const PolicyConfig*> labels;

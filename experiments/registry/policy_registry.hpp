@@ -46,7 +46,8 @@ struct BuiltPolicy {
 // Sweeps: a list where a policy key expects one value gives one policy per value, labelled
 // `<label>-<key>=<value>` (`fixed-t-T_ms=200`); several list keys give their product, in the
 // order written. Labels must stay unique; an empty list is an error. Run before make_policy
-// (run_experiment and run_real_experiment do); a config without lists is left as it is.
+// (resolve_experiment does, once, when the experiment is read); a config without lists is left
+// as it is. Sized before it is expanded: past common::kMaxRuns runs (policies times seeds), one error.
 void expand_sweeps(ExperimentConfig& config);
 
 // Builds a policy from its config entry; every parameter error names file:line and the key.

@@ -1,12 +1,18 @@
 #include "experiments/results/results_files.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <stdexcept>
 
 #include "common/atomic_file.hpp"
+#include "common/errors.hpp"
 #include "experiments/results/round_csv.hpp"
 
 namespace experiments {
@@ -63,17 +69,35 @@ void write_policy_folder(const std::string& out_dir, const PolicyOutcome& o, con
   namespace fs = std::filesystem;
   fs::create_directories(out_dir);
   const fs::path final_dir = fs::path(out_dir) / o.label;
-  const fs::path staging = fs::path(out_dir) / ("." + o.label + ".staging-" + std::to_string(::getpid()));
-  fs::remove_all(staging);
-  fs::create_directories(staging);
-  common::write_file_atomic((staging / "epochs.csv").string(), epochs_csv(o));
-  common::write_file_atomic((staging / "evals.csv").string(), evals_csv(o));
-  if (!o.rounds_csv.empty()) common::write_file_atomic((staging / "rounds.csv").string(), o.rounds_csv);
-  if (!o.iterations_csv.empty()) common::write_file_atomic((staging / "iterations.csv").string(), o.iterations_csv);
-  common::write_file_atomic((staging / "config.json").string(), resolved_config.dump(2) + "\n");
-  common::write_file_atomic((staging / "summary.json").string(), summary.dump(2) + "\n");
-  fs::remove_all(final_dir);
-  fs::rename(staging, final_dir);
+  // A fresh staging folder of this process's own (mkdtemp): nothing of an earlier run is reused
+  // or removed, and on any failure (a full disk included) it goes again, so that only a whole
+  // folder ever appears.
+  std::string name = (fs::path(out_dir) / ("." + o.label + ".staging-" + std::to_string(::getpid()) + "-XXXXXX")).string();
+  if (!::mkdtemp(name.data())) throw common::WriteError(out_dir + ": cannot create a staging folder (" + std::strerror(errno) + ")");
+  const fs::path staging = name;
+  try {
+    // mkdtemp makes it 0700; the results folder gets what a plain mkdir would give it.
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    fs::permissions(staging, fs::perms::all & ~static_cast<fs::perms>(mask));
+    common::write_file_atomic((staging / "epochs.csv").string(), epochs_csv(o));
+    common::write_file_atomic((staging / "evals.csv").string(), evals_csv(o));
+    if (!o.rounds_csv.empty()) common::write_file_atomic((staging / "rounds.csv").string(), o.rounds_csv);
+    if (!o.iterations_csv.empty()) common::write_file_atomic((staging / "iterations.csv").string(), o.iterations_csv);
+    common::write_file_atomic((staging / "config.json").string(), resolved_config.dump(2) + "\n");
+    common::write_file_atomic((staging / "summary.json").string(), summary.dump(2) + "\n");
+    // What it replaces is this label's earlier results (the run's claim on the folder checked
+    // whose they are, results_folder.hpp); anything else under that name is never removed.
+    std::error_code ec;
+    if (fs::exists(final_dir, ec) && !fs::is_regular_file(final_dir / "summary.json", ec) && !fs::is_empty(final_dir, ec))
+      throw common::FolderError(common::ExitCode::BadInput, final_dir.string() + ": exists and holds no policy results: not replaced");
+    fs::remove_all(final_dir);
+    fs::rename(staging, final_dir);
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(staging, ec);
+    throw;
+  }
 }
 
 void write_summary(const std::string& out_dir, const PolicyOutcome& o, const nlohmann::json& summary) {

@@ -10,6 +10,7 @@
 
 #include "common/errors.hpp"
 #include "common/csv_table.hpp"
+#include "common/names.hpp"
 
 namespace experiments {
 namespace {
@@ -46,12 +47,37 @@ nlohmann::json read_json(const fs::path& path) {
   }
 }
 
-// A number from summary.json: absent or null reads as NaN; any other type is an error.
-double number_field(const nlohmann::json& summary, const char* key, const fs::path& file) {
+// What a number of summary.json may be: compare and calibrate refuse a file outside these ranges
+// rather than print "reaches 70% first in -1.00 s".
+struct FieldRange {
+  double min, max;
+  bool whole = false;  // a count
+};
+constexpr FieldRange kFraction{0.0, 1.0}, kNonNegative{0.0, std::numeric_limits<double>::max()},
+    kCount{0.0, 9.2e18, true};
+
+// A number from summary.json: absent or null reads as NaN; any other type, or a value outside
+// `range`, is an error naming the file and the key.
+double number_field(const nlohmann::json& summary, const char* key, const fs::path& file, const FieldRange& range = kNonNegative) {
   const auto it = summary.find(key);
   if (it == summary.end() || it->is_null()) return kNaN;
   if (!it->is_number()) throw common::DataError(file.string() + ": " + key + ": expected a number, got " + it->dump());
-  return it->get<double>();
+  const double v = it->get<double>();
+  if (!std::isfinite(v) || v < range.min || v > range.max || (range.whole && v != std::floor(v))) {
+    std::ostringstream expect;
+    expect << (range.whole ? "a whole number" : "a number") << " >= " << range.min;
+    if (range.max < 1e18) expect << " and <= " << range.max;
+    throw common::DataError(file.string() + ": " + key + ": expected " + expect.str() + ", got " + it->dump() + ": results out of range are not compared");
+  }
+  return v;
+}
+
+// A row of epochs.csv or evals.csv: the same ranges.
+void check_row_value(double v, const FieldRange& range, bool nan_allowed, const common::CsvTable& t, std::size_t row, std::size_t column) {
+  if (std::isnan(v) && nan_allowed) return;
+  if (std::isfinite(v) && v >= range.min && v <= range.max) return;
+  throw common::DataError(t.source + ":" + std::to_string(t.lines[row]) + ": " + t.columns[column] + ": " + std::to_string(v) +
+                          " is out of range: results out of range are not compared");
 }
 
 std::string text_field(const nlohmann::json& summary, const char* key, const std::string& fallback) {
@@ -78,6 +104,9 @@ std::vector<EpochRow> read_epochs(const fs::path& path) {
     row.sim_time_s = t.number(r, time);
     row.accuracy = t.number(r, acc);
     row.loss = t.number(r, loss);
+    check_row_value(row.sim_time_s, kNonNegative, false, t, r, time);
+    check_row_value(row.accuracy, kFraction, true, t, r, acc);  // nan: a timing-only run
+    check_row_value(row.loss, kNonNegative, true, t, r, loss);
     row.straggler_effect = se ? t.number(r, *se) : kNaN;
     row.utilization = util ? t.number(r, *util) : kNaN;
     rows.push_back(row);
@@ -99,6 +128,9 @@ std::vector<EvalRow> read_evals(const fs::path& path) {
     row.sim_time_s = t.number(r, time);
     row.accuracy = t.number(r, acc);
     row.loss = t.number(r, loss);
+    check_row_value(row.sim_time_s, kNonNegative, false, t, r, time);
+    check_row_value(row.accuracy, kFraction, true, t, r, acc);
+    check_row_value(row.loss, kNonNegative, true, t, r, loss);
     rows.push_back(row);
   }
   return rows;
@@ -130,6 +162,23 @@ void order_as_run(std::vector<PolicyResults>& policies) {
   });
 }
 
+// A folder of results that is not one experiment's: a multi-seed run (seed-<N>/ of policy
+// folders), an evaluation (<cluster>/evaluate.yaml), or "" for anything else.
+std::string results_kind(const fs::path& dir) {
+  std::error_code ec;
+  bool seeds = false, evaluation = fs::exists(dir / "evaluation.md", ec) || fs::exists(dir / "evaluate.yaml", ec);
+  for (const auto& sub : sub_folders(dir)) {
+    const std::string name = sub.filename().string();
+    bool holds_policies = false;
+    for (const auto& subsub : sub_folders(sub)) holds_policies = holds_policies || is_policy_folder(subsub);
+    seeds = seeds || (name.rfind("seed-", 0) == 0 && holds_policies);
+    evaluation = evaluation || fs::exists(sub / "evaluate.yaml", ec);
+  }
+  if (evaluation) return "an evaluation (orchestra evaluate): compare it on its own";
+  if (seeds) return "a multi-seed run (orchestra run --seeds): compare it on its own for its summary over seeds";
+  return "";
+}
+
 RunResults read_run(const fs::path& dir, const std::vector<fs::path>& policy_dirs) {
   RunResults run;
   run.dir = dir.string();
@@ -155,31 +204,45 @@ PolicyResults read_policy_folder(const std::string& dir_name) {
   PolicyResults p;
   p.dir = dir.string();
   p.label = text_field(summary, "label", fs::absolute(dir).lexically_normal().filename().string());
+  // The label names figures (plots/<label>.iterations.png) and traces (<label>.csv): a name, never a path.
+  if (const auto problem = common::name_problem(p.label))
+    throw common::DataError(summary_path.string() + ": label: " + common::quoted_name(p.label) + " " + *problem + ": not a policy's results");
   p.policy = text_field(summary, "policy", p.label);
-  p.target_accuracy = number_field(summary, "target_accuracy", summary_path);
+  p.target_accuracy = number_field(summary, "target_accuracy", summary_path, kFraction);
   const double ttt = number_field(summary, "time_to_target_s", summary_path);
   if (std::isfinite(ttt)) p.time_to_target_s = ttt;
   if (const auto t = summary.find("timing_only"); t != summary.end() && t->is_boolean()) p.timing_only = t->get<bool>();
-  p.final_accuracy = number_field(summary, "final_accuracy", summary_path);
+  p.final_accuracy = number_field(summary, "final_accuracy", summary_path, kFraction);
   p.final_loss = number_field(summary, "final_loss", summary_path);
   if (summary.contains("wall_time_s")) p.clock = env::ClockKind::Wall;
   p.sim_time_s = number_field(summary, p.clock == env::ClockKind::Wall ? "wall_time_s" : "sim_time_s", summary_path);
-  const double epochs = number_field(summary, "epochs", summary_path);
-  const double rounds = number_field(summary, "rounds", summary_path);
+  if (p.time_to_target_s && std::isfinite(p.sim_time_s) && *p.time_to_target_s > p.sim_time_s * (1 + 1e-9) + 1e-9)
+    throw common::DataError(summary_path.string() + ": time_to_target_s: " + std::to_string(*p.time_to_target_s) + " is after the run's end (" +
+                            std::to_string(p.sim_time_s) + " s): results out of range are not compared");
+  const double epochs = number_field(summary, "epochs", summary_path, kCount);
+  const double rounds = number_field(summary, "rounds", summary_path, kCount);
   p.epochs = std::isfinite(epochs) ? static_cast<std::int64_t>(epochs) : 0;
   p.rounds = std::isfinite(rounds) ? static_cast<std::int64_t>(rounds) : 0;
   p.mean_straggler_effect = number_field(summary, "mean_straggler_effect", summary_path);
   p.mean_utilization = number_field(summary, "mean_utilization", summary_path);
   if (const auto idle = summary.find("idle_s_per_worker"); idle != summary.end() && idle->is_array())
-    for (const auto& v : *idle) p.idle_s_per_worker.push_back(v.is_number() ? v.get<double>() : kNaN);
+    for (const auto& v : *idle) {
+      p.idle_s_per_worker.push_back(v.is_number() ? v.get<double>() : kNaN);
+      if (v.is_number() && !(p.idle_s_per_worker.back() >= 0))
+        throw common::DataError(summary_path.string() + ": idle_s_per_worker: " + v.dump() + " is out of range: results out of range are not compared");
+    }
   p.epoch_rows = read_epochs(dir / "epochs.csv");
+  // A file cut at a line boundary still parses: its rows are counted against the summary's.
+  if (is_regular(dir / "epochs.csv") && std::isfinite(epochs) && static_cast<double>(p.epoch_rows.size()) != epochs)
+    throw common::DataError((dir / "epochs.csv").string() + ": " + std::to_string(p.epoch_rows.size()) + " epochs, but summary.json says " +
+                            std::to_string(p.epochs) + ": a truncated or mixed results folder is not compared");
   p.evals = read_evals(dir / "evals.csv");
   p.rounds_csv = file_if_present(dir / "rounds.csv");
   p.iterations_csv = file_if_present(dir / "iterations.csv");
   return p;
 }
 
-std::vector<RunResults> read_results(const std::vector<std::string>& dirs) {
+std::vector<RunResults> read_results(const std::vector<std::string>& dirs, std::vector<SkippedFolder>* skipped) {
   if (dirs.empty()) throw common::DataError("no results directory given");
   std::vector<RunResults> runs;
   for (const auto& name : dirs) {
@@ -193,18 +256,22 @@ std::vector<RunResults> read_results(const std::vector<std::string>& dirs) {
     }
     std::vector<fs::path> policy_dirs;
     std::vector<fs::path> experiment_dirs;
+    std::vector<SkippedFolder> passed;  // results here that are not read as part of this run
     for (const auto& sub : sub_folders(dir)) {
       if (is_policy_folder(sub)) {
         policy_dirs.push_back(sub);
-      } else {
-        bool holds_policies = false;
-        for (const auto& subsub : sub_folders(sub)) holds_policies = holds_policies || is_policy_folder(subsub);
-        if (holds_policies) experiment_dirs.push_back(sub);
+        continue;
       }
+      bool holds_policies = false;
+      for (const auto& subsub : sub_folders(sub)) holds_policies = holds_policies || is_policy_folder(subsub);
+      if (holds_policies) experiment_dirs.push_back(sub);
+      else if (const std::string kind = results_kind(sub); !kind.empty()) passed.push_back({sub.string(), kind});
     }
     if (!policy_dirs.empty() || is_regular(dir / "train.csv")) {
       // A folder of `orchestra train` holds train.csv and no policy folders: its curve is plotted.
       runs.push_back(read_run(dir, policy_dirs));
+      // Its policies are the run: experiments beside them (a seed's folder, ...) are not mixed in.
+      for (const auto& e : experiment_dirs) passed.push_back({e.string(), "results of another run beside this one's policy folders: compare it on its own"});
     } else if (!experiment_dirs.empty()) {
       for (const auto& e : experiment_dirs) {
         std::vector<fs::path> inner;
@@ -212,9 +279,14 @@ std::vector<RunResults> read_results(const std::vector<std::string>& dirs) {
           if (is_policy_folder(sub)) inner.push_back(sub);
         runs.push_back(read_run(e, inner));
       }
+    } else if (!passed.empty()) {
+      std::string what;
+      for (const auto& p : passed) what += (what.empty() ? "" : "; ") + p.dir + ": " + p.reason;
+      throw common::DataError(name + ": no experiment's policy folders here, only " + what);
     } else {
       throw common::DataError(name + ": no results here (expected policy folders holding summary.json, as written by `orchestra run`)");
     }
+    if (skipped) skipped->insert(skipped->end(), passed.begin(), passed.end());
   }
   return runs;
 }

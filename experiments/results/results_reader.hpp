@@ -64,9 +64,18 @@ struct RunResults {
   std::string train_csv;                // an A3C training log (train.csv) in the folder or a policy folder, if any
 };
 
-// Reads every results directory given. Throws common::DataError with the path when a directory
-// does not exist, holds no results, or a results file is malformed.
-std::vector<RunResults> read_results(const std::vector<std::string>& dirs);
+// A folder of results that read_results did not read as part of a run, and why: a multi-seed run
+// or an evaluation among experiments, a seed's folder beside policy folders.
+struct SkippedFolder {
+  std::string dir;
+  std::string reason;
+};
+
+// Reads every results directory given; what it passes over is added to `skipped` (when given).
+// Throws common::DataError with the path when a directory does not exist, holds no results (saying
+// what it holds instead), or a results file is malformed, truncated (fewer epochs than its
+// summary.json says) or out of range (an accuracy above 1, a negative time, a label that is a path).
+std::vector<RunResults> read_results(const std::vector<std::string>& dirs, std::vector<SkippedFolder>* skipped = nullptr);
 
 // One policy folder (throws common::DataError).
 PolicyResults read_policy_folder(const std::string& dir);

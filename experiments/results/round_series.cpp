@@ -49,7 +49,7 @@ WorkerSeries& worker(RoundSeries& s, std::map<std::string, std::size_t>& index, 
 
 }  // namespace
 
-RoundSeries read_rounds_csv(const std::string& path) {
+RoundSeries read_rounds_csv(const std::string& path, RoundsCheck check) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw common::DataError(path + ": cannot read");
   common::CsvReader csv(in, path);
@@ -63,6 +63,14 @@ RoundSeries read_rounds_csv(const std::string& path) {
   while (csv.next()) {
     const double r = csv.number(round);
     if (!std::isfinite(r)) throw common::DataError(path + ":" + std::to_string(csv.line()) + ": round: expected a number");
+    if (check == RoundsCheck::Measured)
+      for (std::size_t c = 0; c < csv.columns().size(); ++c) {
+        if (c == name) continue;
+        const double v = csv.number(c);
+        if (!std::isfinite(v) || v < 0)
+          throw common::DataError(path + ":" + std::to_string(csv.line()) + ": " + csv.columns()[c] + ": expected a finite number >= 0, got " +
+                                  csv.cells()[c] + ": a fit needs measured times");
+      }
     const auto round_id = static_cast<std::int64_t>(r);
     if (s.round.empty() || s.round.back() != round_id)
       add_round(s, round_id, static_cast<int>(csv.number(epoch)), csv.number(se), cell_or_nan(barrier), cell_or_nan(comm), cell_or_nan(length),

@@ -31,8 +31,13 @@ struct RoundSeries {
   std::vector<WorkerSeries> workers;    // in the order they first appear
 };
 
-// Throws common::DataError for an unreadable or malformed file.
-RoundSeries read_rounds_csv(const std::string& path);
+// Measured: every number of every row must be finite and >= 0 (times, batches, the clock), as a
+// run writes them; what calibrate fits. Plots take what there is.
+enum class RoundsCheck { AsWritten, Measured };
+
+// Throws common::DataError for an unreadable or malformed file (and, with Measured, naming the
+// line and column of a value that is not a finite number >= 0).
+RoundSeries read_rounds_csv(const std::string& path, RoundsCheck check = RoundsCheck::AsWritten);
 RoundSeries read_iterations_csv(const std::string& path);
 
 // True if some round has a barrier T (> 0): the run used a barrier policy (orchestra-lcm, fixed-t, A3C).

@@ -1,5 +1,6 @@
 #include "experiments/runner/cluster_distribution_config.hpp"
 
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -8,12 +9,6 @@
 #include "common/limits.hpp"
 
 namespace experiments {
-namespace {
-
-constexpr double kHuge = std::numeric_limits<double>::max();
-
-}  // namespace
-
 orchestra::Range read_range(common::YamlReader& r, const std::string& key, orchestra::Range fallback, double min, double max) {
   const YAML::Node node = r.raw(key);
   if (!node || node.IsNull()) return fallback;
@@ -24,7 +19,7 @@ orchestra::Range read_range(common::YamlReader& r, const std::string& key, orche
     } catch (const YAML::Exception&) {
       common::YamlReader::fail_at(n, r.file(), r.key_path(key), "expected a number, got '" + n.Scalar() + "'");
     }
-    if (!(v >= min && v <= max))
+    if (!std::isfinite(v) || !(v >= min && v <= max))
       common::YamlReader::fail_at(n, r.file(), r.key_path(key), "expected a number in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " + n.Scalar());
     return v;
   };
@@ -54,9 +49,9 @@ orchestra::IntRange read_int_range(common::YamlReader& r, const std::string& key
 orchestra::GpuProfile read_gpu(const YAML::Node& node, const std::string& file, const std::string& path, std::size_t index) {
   common::YamlReader g(node, file, path);
   orchestra::GpuProfile p;
-  p.name = g.text("name", "gpu" + std::to_string(index));
+  p.name = g.name("name", "gpu" + std::to_string(index));  // part of the drawn workers' names
   common::YamlReader model = g.child("time_model");
-  p.coefficients = model.reals("coefficients", -kHuge, kHuge);
+  p.coefficients = model.reals("coefficients", -common::kStepMs.max, common::kStepMs.max);
   if (p.coefficients.empty() || p.coefficients.size() > 4) model.fail("coefficients", "expected 1 to 4 coefficients (a0 + a1 B + a2 B^2 + a3 B^3, ms)");
   model.reject_unknown_keys();
   p.max_batch = static_cast<int>(g.integer("max_batch", p.max_batch, 1, common::kMaxBatch));
@@ -74,8 +69,8 @@ orchestra::ClusterDistribution read_cluster_distribution(common::YamlReader r) {
   const auto gpus = r.sequence("gpus");
   for (std::size_t i = 0; i < gpus.size(); ++i) d.profiles.push_back(read_gpu(gpus[i], r.file(), r.key_path("gpus") + "[" + std::to_string(i) + "]", i));
   d.mixed_servers = r.real("mixed_servers", d.mixed_servers, 0.0, 1.0);
-  d.a0_ms = read_range(r, "a0_ms", d.a0_ms, 0.0, kHuge);
-  d.a1_ms = read_range(r, "a1_ms", d.a1_ms, 0.0, kHuge);
+  d.a0_ms = read_range(r, "a0_ms", d.a0_ms, 0.0, common::kStepMs.max);
+  d.a1_ms = read_range(r, "a1_ms", d.a1_ms, 0.0, common::kStepMs.max);
   d.max_batch = static_cast<int>(r.integer("max_batch", d.max_batch, 1, common::kMaxBatch));
   d.speed_jitter = read_range(r, "speed_jitter", d.speed_jitter, 1e-6, 1e6);
   d.inter_gbps = read_range(r, "inter_bandwidth_gbps", d.inter_gbps, 1e-6, 1e6);

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <sstream>
@@ -27,22 +28,38 @@ std::string coefficients(const std::vector<double>& c) {
   return out + "]";
 }
 
+// A name as a YAML scalar: plain when it reads back as the same text, else double-quoted (JSON's
+// quoting is YAML's). Names are checked when read (common/names.hpp), but `: ` or `#` in one
+// would still end a flow mapping's plain scalar.
+std::string yaml_name(const std::string& name) {
+  const bool plain = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  });
+  static const char* const kWords[] = {"null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE",
+                                       "yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF", "y", "n", "Y", "N"};
+  const bool word = std::find(std::begin(kWords), std::end(kWords), name) != std::end(kWords);
+  if (plain && !word && name.front() != '-' && name.front() != '.') return name;
+  std::string quoted = "\"";
+  for (const char c : name) quoted += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+  return quoted + "\"";
+}
+
 // The drawn servers, workers and perturbations in the config's `cluster:` form.
 std::string cluster_yaml(const env::ClusterSpec& c) {
   std::ostringstream y;
   y << "cluster:\n  servers:\n";
   for (int s = 0; s < c.num_servers(); ++s) {
-    y << "    - name: " << c.server_names[static_cast<std::size_t>(s)] << "\n      workers:\n";
+    y << "    - name: " << yaml_name(c.server_names[static_cast<std::size_t>(s)]) << "\n      workers:\n";
     for (const auto& w : c.workers) {
       if (w.server != s) continue;
-      y << "        - {name: " << w.name << ", time_model: {coefficients: " << coefficients(w.time_model->coefficients())
+      y << "        - {name: " << yaml_name(w.name) << ", time_model: {coefficients: " << coefficients(w.time_model->coefficients())
         << "}, max_batch: " << w.max_batch << ", noise: " << number(w.noise) << "}\n";
     }
   }
   if (!c.perturbations.empty()) {
     y << "  perturbations:\n";
     for (const auto& p : c.perturbations) {
-      y << "    - {worker: " << c.workers[static_cast<std::size_t>(p.worker)].name << ", start_s: " << number(p.start_s);
+      y << "    - {worker: " << yaml_name(c.workers[static_cast<std::size_t>(p.worker)].name) << ", start_s: " << number(p.start_s);
       if (std::isfinite(p.end_s)) y << ", end_s: " << number(p.end_s);
       y << ", slowdown: " << number(p.slowdown);
       if (p.add_ms > 0) y << ", add_ms: " << number(p.add_ms);
@@ -131,7 +148,7 @@ std::vector<DrawnClusterConfig> draw_cluster_configs(const TrainConfig& config, 
     d.cluster = orchestra::draw_cluster(*config.distribution, d.seed, exp.global_batch, samples);
     if (!keep(d.cluster)) continue;
     d.yaml = drawn_cluster_yaml(d.cluster, workload, d.name,
-                                "A cluster drawn from the distribution of " + config.file + " (clusters:, seed " + std::to_string(d.seed) +
+                                std::string(kDrawnConfigMarker + 2) + config.file + " (clusters:, seed " + std::to_string(d.seed) +
                                     ") on the workload of " + workload + " (orchestra draw).");
     out.push_back(std::move(d));
   }

@@ -39,6 +39,9 @@ struct DrawFilter {
   int max_tries_per_cluster = 10000;
 };
 
+// How every config draw_cluster_configs writes begins: `orchestra draw` replaces only such a file.
+inline constexpr const char* kDrawnConfigMarker = "# A cluster drawn from the distribution of ";
+
 // `count` clusters drawn with seeds first_seed, first_seed + 1, ...; the same seeds give the same
 // files. With a filter, seeds whose cluster it rejects are skipped (a kept cluster is still
 // drawn-<its seed>, the same file the unfiltered draw writes for that seed). The workload is

@@ -1,5 +1,6 @@
 #include "experiments/runner/evaluation.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
@@ -19,7 +20,10 @@
 #include "agents/policy_file.hpp"
 #include "common/atomic_file.hpp"
 #include "common/errors.hpp"
+#include "common/names.hpp"
 #include "experiments/analysis/plots.hpp"
+#include "experiments/registry/policy_registry.hpp"
+#include "experiments/results/results_folder.hpp"
 #include "experiments/results/results_reader.hpp"
 #include "experiments/results/round_series.hpp"
 #include "experiments/runner/progress_reporter.hpp"
@@ -181,12 +185,18 @@ std::string describe_control(const std::map<std::string, std::string>& keys) {
 
 // One cluster of the evaluation: the file its runs read, and with --baselines-from the file that
 // replaces it once the policies have run (every controller, so that the folder reads as a whole).
+// Everything is worked out and validated before the first file is written (write_cluster_files).
 struct ClusterPlan {
   std::string name;
   std::string file;
-  std::string complete_text;
+  std::string text;           // what `file` holds while the runs run
+  std::string complete_text;  // with --baselines-from: what it holds afterwards
   std::vector<std::uint64_t> seeds;
+  std::vector<std::pair<fs::path, fs::path>> copies;  // --baselines-from: run folders copied in, from -> to
+  FolderPlan folder;          // what the cluster's folder will hold (results_folder.hpp)
 };
+
+constexpr const char* kEvaluateMarker = "# written by orchestra evaluate from ";
 
 std::string emit(const YAML::Node& node) {
   YAML::Emitter out;
@@ -194,39 +204,101 @@ std::string emit(const YAML::Node& node) {
   return std::string(out.c_str()) + "\n";
 }
 
-// Every config read, and its evaluate.yaml written, before the first run.
+// The cluster's folder as its runs will leave it: seed-<N>/ with every controller of `complete`.
+FolderPlan cluster_folder_plan(const std::string& complete_text, const std::string& file, const std::vector<std::uint64_t>& seeds) {
+  ExperimentConfig config = parse_config(complete_text, file);
+  config.seeds = seeds;
+  RunOptions run;
+  run.seeds = seeds;
+  FolderPlan plan = seeds_folder_plan(config, run);
+  plan.files.push_back({"evaluate.yaml", kEvaluateMarker});
+  return plan;
+}
+
+// A cluster is named after its config file (DIR/<cluster>/): the name must be a name.
+std::string checked_cluster_name(const std::string& name, const std::string& source) {
+  if (const auto problem = common::name_problem(name))
+    throw common::UsageError(source + ": evaluate names a cluster's folder after its config file, and this one's name, " + common::quoted_name(name) +
+                             ", " + *problem + ": rename it");
+  return name;
+}
+
+// Each --also entry built as a policy of `config`: a bad key is said as the flag's, not as a line of
+// a generated evaluate.yaml.
+void check_also_entries(const EvaluateOptions& options, const agents::PolicyControl& control, ExperimentConfig config) {
+  const YAML::Node judged = judged_entries(options, control);
+  config.file = "--also";
+  for (std::size_t k = 0; k < options.also.size(); ++k) {
+    const YAML::Node node = judged[options.policies.size() + k];
+    PolicyConfig entry;
+    entry.kind = entry_kind(node);
+    entry.label = entry_label(node);
+    entry.params = node.IsMap() ? node : YAML::Node(YAML::NodeType::Map);
+    entry.source = node;
+    try {
+      ExperimentConfig one = config;
+      one.policies = {entry};
+      expand_sweeps(one);
+      for (const auto& p : one.policies) make_policy(p, one);
+    } catch (const common::ConfigError& e) {
+      std::string why = e.what();  // "--also:1: policies...: message" or "--also:1: H: message"
+      if (why.rfind("--also", 0) == 0) why = why.substr(why.find(": ") + 2);
+      throw common::UsageError("--also " + options.also[k] + ": " + why);
+    }
+  }
+}
+
+// Every config read, and its evaluate.yaml worked out and validated, before the first file is written.
 std::vector<ClusterPlan> plan_full_evaluation(const EvaluateOptions& options, const std::vector<agents::PolicyControl>& controls) {
   std::set<std::string> names;
   std::vector<ClusterPlan> plans;
   for (const auto& path : options.configs) {
+    const std::string name = checked_cluster_name(cluster_name(path), path);
     const ExperimentConfig config = load_config(path);
     if (config.mode != ClusterMode::Simulated) throw common::ConfigError(path + ": evaluate runs simulated clusters (cluster.mode: simulated)");
-    if (!names.insert(cluster_name(path)).second) throw common::UsageError("two cluster configs named " + cluster_name(path) + ": rename one");
+    if (!names.insert(name).second) throw common::UsageError("two cluster configs named " + name + ": rename one");
     const std::vector<double> sweep = options.sweep_ms.empty() ? barrier_sweep(config, options.sweep_points) : options.sweep_ms;
-    const fs::path dir = fs::path(options.out_dir) / cluster_name(path);
-    fs::create_directories(dir);
-    ClusterPlan plan{cluster_name(path), (dir / "evaluate.yaml").string(), "", options.seeds};
-    common::write_file_atomic(plan.file, "# written by orchestra evaluate from " + path + "\n" + emit(evaluation_config(path, options, controls, sweep)));
-    load_config(plan.file);  // the generated policies are valid before anything runs
+    const fs::path dir = fs::path(options.out_dir) / name;
+    ClusterPlan plan{name, (dir / "evaluate.yaml").string(), "", "", options.seeds, {}, {}};
+    plan.text = kEvaluateMarker + path + "\n" + emit(evaluation_config(path, options, controls, sweep));
+    if (plans.empty()) check_also_entries(options, controls.front(), config);
+    plan.folder = cluster_folder_plan(plan.text, plan.file, plan.seeds);  // the generated policies are valid before anything runs
     plans.push_back(std::move(plan));
   }
   return plans;
 }
 
 // A baseline's results folder copied from the earlier evaluation (staged, then renamed into place),
-// its summary.json saying where it came from.
+// its summary.json saying where it came from. A failure removes the staging folder again.
 void copy_run_folder(const fs::path& from, const fs::path& to) {
-  if (!fs::exists(from / "summary.json"))
-    throw common::DataError(from.string() + ": no summary.json (an evaluation that did not finish?): run the full evaluation instead");
-  const fs::path staging = to.parent_path() / ("." + to.filename().string() + ".copy-" + std::to_string(::getpid()));
-  fs::remove_all(staging);
   fs::create_directories(to.parent_path());
-  fs::copy(from, staging, fs::copy_options::recursive);
-  nlohmann::json summary = nlohmann::json::parse(std::ifstream(from / "summary.json"));
-  summary["copied_from"] = fs::absolute(from).lexically_normal().string();
-  common::write_file_atomic((staging / "summary.json").string(), summary.dump(2) + "\n");
-  fs::remove_all(to);
-  fs::rename(staging, to);
+  std::string name = (to.parent_path() / ("." + to.filename().string() + ".copy-" + std::to_string(::getpid()) + "-XXXXXX")).string();
+  if (!::mkdtemp(name.data())) throw std::runtime_error(to.parent_path().string() + ": cannot create a staging folder");
+  const fs::path staging = name;
+  try {
+    const mode_t mask = ::umask(0);  // mkdtemp makes it 0700: give it what a plain mkdir would
+    ::umask(mask);
+    fs::permissions(staging, fs::perms::all & ~static_cast<fs::perms>(mask));
+    fs::copy(from, staging, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+    nlohmann::json summary = nlohmann::json::parse(std::ifstream(from / "summary.json"));
+    summary["copied_from"] = fs::absolute(from).lexically_normal().string();
+    common::write_file_atomic((staging / "summary.json").string(), summary.dump(2) + "\n");
+    fs::remove_all(to);  // this label's earlier results: the claim on the folder checked whose they are
+    fs::rename(staging, to);
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(staging, ec);
+    throw;
+  }
+}
+
+// The files of each cluster, once the folder is claimed.
+void write_cluster_files(const std::vector<ClusterPlan>& plans) {
+  for (const auto& plan : plans) {
+    fs::create_directories(fs::path(plan.file).parent_path());
+    for (const auto& [from, to] : plan.copies) copy_run_folder(from, to);
+    common::write_file_atomic(plan.file, plan.text);
+  }
 }
 
 // --baselines-from FROM: FROM's clusters, seeds and sweep; its orchestra-lcm, random and fixed-t
@@ -250,7 +322,12 @@ std::vector<ClusterPlan> plan_from_baselines(const EvaluateOptions& options, con
   std::vector<ClusterPlan> plans;
   for (const auto& src : dirs) {
     const std::string source = (src / "evaluate.yaml").string();
-    YAML::Node root = YAML::LoadFile(source);
+    YAML::Node root;
+    try {
+      root = YAML::LoadFile(source);
+    } catch (const YAML::Exception& e) {
+      throw common::DataError(source + ": not readable as an evaluation's config (" + e.msg + ")");
+    }
     YAML::Node baselines(YAML::NodeType::Sequence);
     for (const auto& entry : root["policies"]) {
       const std::string kind = entry_kind(entry);
@@ -263,23 +340,26 @@ std::vector<ClusterPlan> plan_from_baselines(const EvaluateOptions& options, con
       baselines.push_back(entry);
     }
     ClusterPlan plan;
-    plan.name = src.filename().string();
+    plan.name = checked_cluster_name(src.filename().string(), src.string());
     for (const auto& s : root["seeds"]) plan.seeds.push_back(s.as<std::uint64_t>());
     const fs::path dir = fs::path(options.out_dir) / plan.name;
     plan.file = (dir / "evaluate.yaml").string();
     for (std::uint64_t seed : plan.seeds)
       for (const auto& entry : baselines) {
         const fs::path run = fs::path("seed-" + std::to_string(seed)) / entry_label(entry);
-        copy_run_folder(src / run, dir / run);
+        if (!fs::exists(src / run / "summary.json"))
+          throw common::DataError((src / run).string() + ": no summary.json (an evaluation that did not finish?): run the full evaluation instead");
+        plan.copies.emplace_back(src / run, dir / run);
       }
-    const std::string header = "# written by orchestra evaluate from " + source + ": the judged controllers ran here, the baselines' runs were copied from there\n";
+    const std::string header = kEvaluateMarker + source + ": the judged controllers ran here, the baselines' runs were copied from there\n";
     YAML::Node all = judged_entries(options, controls.front());
     for (const auto& entry : baselines) all.push_back(entry);
     root["policies"] = all;
     plan.complete_text = header + emit(root);
     root["policies"] = judged_entries(options, controls.front());  // what runs now
-    common::write_file_atomic(plan.file, header + emit(root));
-    load_config(plan.file);
+    plan.text = header + emit(root);
+    parse_config(plan.text, plan.file);
+    plan.folder = cluster_folder_plan(plan.complete_text, plan.file, plan.seeds);
     plans.push_back(std::move(plan));
   }
   return plans;
@@ -324,8 +404,13 @@ EvaluationResult run_evaluation(const EvaluateOptions& options) {
                                ": their baselines differ, so evaluate them separately");
   // Every judged controller under its own name, none of them a baseline's.
   std::set<std::string> labels{"orchestra-lcm", "orchestra-random", "fixed-t-other-seeds"};
-  for (const auto& entry : judged_entries(options, controls.front())) {
-    const std::string label = entry_label(entry);
+  const YAML::Node judged = judged_entries(options, controls.front());
+  for (std::size_t k = 0; k < judged.size(); ++k) {
+    const std::string label = entry_label(judged[k]);
+    const std::string source = k < options.policies.size() ? options.policies[k] : "--also " + options.also[k - options.policies.size()];
+    if (const auto problem = policy_label_problem(label))
+      throw common::UsageError(source + ": judged as " + common::quoted_name(label) + ", which names its results folder and " + *problem +
+                               (k < options.policies.size() ? ": move the policy file into a folder of another name" : ": give the entry a label:"));
     if (label.rfind("fixed-t-T_ms=", 0) == 0 || !labels.insert(label).second)
       throw common::UsageError("two controllers would be judged under one name (" + label +
                                "): give policy files in differently named folders, or an --also entry its own label:");
@@ -333,6 +418,12 @@ EvaluationResult run_evaluation(const EvaluateOptions& options) {
   if (options.plot) find_gnuplot("gnuplot");  // no gnuplot: said before the runs, not after them
   const std::vector<ClusterPlan> plans =
       options.baselines_from.empty() ? plan_full_evaluation(options, controls) : plan_from_baselines(options, controls);
+  // Everything is valid: the folder is claimed (one owner; nothing of another evaluation or
+  // experiment mixed in), then written.
+  FolderPlan whole;
+  for (const auto& plan : plans) whole.folders[plan.name] = plan.folder;
+  const ResultsFolder folder(options.out_dir, whole, options.overwrite);
+  write_cluster_files(plans);
   // Progress on stderr, one cluster at a time (its seeds run in run_seeds, quietly).
   ProgressReporter progress(ProgressReporter::style_for(stderr, options.quiet), stderr,
                             options.quiet ? ProgressTiming{} : ProgressTiming::from_environment());
@@ -344,7 +435,7 @@ EvaluationResult run_evaluation(const EvaluateOptions& options) {
     run.seeds = plans[i].seeds;
     run.jobs = options.jobs;
     run.quiet = true;
-    run_seeds(load_config(plans[i].file), run);
+    run_seeds(load_config(plans[i].file), run);  // the file just written, so that --jobs can run it
     if (!plans[i].complete_text.empty()) common::write_file_atomic(plans[i].file, plans[i].complete_text);
   }
   progress.update(static_cast<double>(plans.size()));

@@ -33,6 +33,7 @@ struct EvaluateOptions {
   int jobs = 1;
   bool quiet = false;
   bool plot = false;  // DIR/plots/evaluation and barrier_vs_oracle (PNG, SVG and the gnuplot script)
+  bool overwrite = false;  // DIR holds another evaluation's or experiment's results: remove them (results_folder.hpp)
   // An earlier evaluation's folder: its clusters, seeds and sweep are taken, the runs of
   // orchestra-lcm, the random controller and the sweep copied from it, and only the policies run
   // (no configs then). Judging several candidates on one suite pays for the sweep once.

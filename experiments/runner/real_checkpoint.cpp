@@ -9,11 +9,16 @@
 
 #include "common/atomic_file.hpp"
 #include "common/errors.hpp"
+#include "common/json_diff.hpp"
+#include "experiments/results/results_folder.hpp"
 
 namespace experiments {
 namespace {
 
 using nlohmann::json;
+
+// 2: records the resolved config (check_resume); 1 did not.
+constexpr int kVersion = 2;
 
 json real(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 double real_of(const json& j) { return j.is_null() ? NAN : j.get<double>(); }
@@ -81,7 +86,7 @@ PolicyOutcome outcome_of(const json& j) {
 
 std::string checkpoint_base(const std::string& out_dir, const std::string& label) { return out_dir + "/checkpoints/" + label; }
 
-void save_checkpoint(const std::string& out_dir, const RunCheckpoint& c, env::Classifier* model) {
+void save_checkpoint(const std::string& out_dir, const RunCheckpoint& c, env::Classifier* model, const json& resolved_config) {
   const std::string base = checkpoint_base(out_dir, c.outcome.label);
   std::filesystem::create_directories(out_dir + "/checkpoints");
   if (model) {
@@ -93,7 +98,7 @@ void save_checkpoint(const std::string& out_dir, const RunCheckpoint& c, env::Cl
     archive.save_to(bytes);
     common::write_file_atomic(base + ".pt", bytes.str());
   }
-  const json meta{{"version", 1}, {"finished", c.finished}, {"epochs_done", c.epochs_done}, {"rounds", c.rounds}, {"clock_ms", c.clock_ms},
+  const json meta{{"version", kVersion}, {"config", resolved_config}, {"finished", c.finished}, {"epochs_done", c.epochs_done}, {"rounds", c.rounds}, {"clock_ms", c.clock_ms},
                   {"straggler_sum", c.totals.straggler_sum}, {"busy_ms", c.totals.busy_ms}, {"outcome", outcome_json(c.outcome)}};
   common::write_file_atomic(base + ".json", meta.dump() + "\n");
 }
@@ -106,7 +111,7 @@ std::optional<RunCheckpoint> load_checkpoint(const std::string& out_dir, const s
   text << in.rdbuf();
   try {
     const json j = json::parse(text.str());
-    if (j.at("version").get<int>() != 1) throw common::DataError("unknown checkpoint version");  // caught below, the path added
+    if (j.at("version").get<int>() != kVersion) throw common::DataError("unknown checkpoint version");  // caught below, the path added
     RunCheckpoint c;
     c.finished = j.at("finished").get<bool>();
     c.epochs_done = j.at("epochs_done").get<int>();
@@ -120,6 +125,31 @@ std::optional<RunCheckpoint> load_checkpoint(const std::string& out_dir, const s
   } catch (const std::exception& e) {
     throw common::DataError(path + ": unreadable checkpoint: " + e.what());
   }
+}
+
+json resume_identity(const json& resolved_config) {
+  json id = experiment_identity(resolved_config);
+  if (resolved_config.is_object() && resolved_config.contains("policy")) id["policy"] = resolved_config["policy"];
+  return id;
+}
+
+void check_resume(const std::string& out_dir, const std::string& label, const json& resolved_config) {
+  const std::string path = checkpoint_base(out_dir, label) + ".json";
+  if (!std::filesystem::exists(path)) return;
+  json meta;
+  try {
+    std::ifstream in(path);
+    meta = json::parse(in);
+  } catch (const json::exception& e) {
+    throw common::DataError(path + ": unreadable checkpoint (" + std::string(e.what()) + ")");
+  }
+  if (!meta.is_object() || !meta.contains("config") || meta.value("version", 0) != kVersion)
+    throw common::ConfigError(path + ": --resume: this checkpoint does not record the config it was written with (an older version of the toolkit), "
+                                     "so resuming could go on with another one: run without --resume");
+  const json before = resume_identity(meta["config"]), now = resume_identity(resolved_config);
+  if (before != now)
+    throw common::ConfigError(path + ": --resume: policy " + label + " ran with another config than this one: " + common::describe_differences(before, now) +
+                              ": resume with the config it ran with, or run without --resume into another folder");
 }
 
 void load_checkpoint_model(const std::string& out_dir, const std::string& label, env::Classifier& model) {

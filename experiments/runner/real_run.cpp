@@ -1,15 +1,11 @@
 #include "experiments/runner/real_run.hpp"
 
 #include "common/errors.hpp"
-#include "common/yaml_reader.hpp"
-#include "env/real/real_worker.hpp"
-#include "common/atomic_file.hpp"
-#include "experiments/registry/policy_registry.hpp"
-#include "experiments/runner/real_checkpoint.hpp"
 #include "env/real/real_cluster.hpp"
-#include "experiments/results/results_files.hpp"
-#include "env/train/compute_threads.hpp"
+#include "env/real/real_worker.hpp"
 #include "env/train/device.hpp"
+#include "experiments/runner/real_checkpoint.hpp"
+#include "experiments/runner/run_loop.hpp"
 
 namespace experiments {
 namespace {
@@ -25,24 +21,17 @@ env::RealWorkerSpec worker_spec(const ExperimentConfig& config, int rank, torch:
   return spec;
 }
 
-void write_results(const std::string& out_dir, const PolicyOutcome& outcome, const std::vector<PolicyOutcome>& earlier,
-                   const ExperimentConfig& config, const nlohmann::json& resolved) {
-  std::vector<PolicyOutcome> so_far = earlier;
-  so_far.push_back(outcome);
-  write_policy_folder(out_dir, outcome, summary_of(so_far, outcome, config.budget.target_accuracy), resolved);
-}
-
 // Rank 0 through the one run loop. A failure of rank 0's own (a plan error, a results file it
 // cannot write) is sent to the other ranks as Abort before it is rethrown, so they stop with that
 // message instead of timing out.
-PolicyOutcome lead_policy(const ExperimentConfig& config, const PolicyConfig& entry, env::BarrierPolicy& policy, env::RealWorker& worker,
-                          env::Communicator& comm, const env::Dataset& test, Progress& progress,
-                          const std::optional<RunCheckpoint>& checkpoint, const EpochCallback& after_epoch) {
+PolicyOutcome lead_policy(const ExperimentConfig& config, const ExperimentPolicy& policy, env::RealWorker& worker, env::Communicator& comm,
+                          const env::Dataset& test, Progress& progress, const std::optional<RunCheckpoint>& checkpoint,
+                          const EpochCallback& after_epoch) {
   std::optional<env::ResumePoint> resume;
   if (checkpoint) resume = env::ResumePoint{checkpoint->epochs_done, checkpoint->rounds, checkpoint->clock_ms};
   env::RealCluster cluster({config.cluster, config.network, config.global_batch}, worker, comm, test, resume);
   try {
-    PolicyOutcome outcome = run_policy(config, entry, policy, cluster, progress, checkpoint, after_epoch);
+    PolicyOutcome outcome = run_policy(config, policy.entry, *policy.policy, cluster, progress, checkpoint, after_epoch);
     cluster.end();
     return outcome;
   } catch (const common::CommError&) {
@@ -71,69 +60,64 @@ void check_real_config(const ExperimentConfig& config, int world_size) {
     throw common::ConfigError(config.file + ": cluster.mode: launch runs real clusters; this config is simulated (set cluster.mode: real, or use orchestra run)");
   if (config.cluster.num_workers() != world_size)
     throw common::ConfigError(config.file + ": cluster: lists " + std::to_string(config.cluster.num_workers()) + " workers but the launch starts " +
-                           std::to_string(world_size) + " processes (one per worker, in cluster order)");
+                              std::to_string(world_size) + " processes (one per worker, in cluster order)");
   if (config.training.timing_only) throw common::ConfigError(config.file + ": training.timing_only: a real run trains for real; remove it");
   check_device(config);
 }
 
-ExperimentResult run_real_experiment(ExperimentConfig config, env::Communicator& comm, const RealRunOptions& options) {
-  if (options.seed) config.seed = *options.seed;
-  if (options.threads) config.threads = *options.threads;
-  config.resolved["seed"] = config.seed;
-  config.resolved["runtime"]["threads"] = config.threads;
-  config.resolved["real"] = {{"world_size", comm.world_size()}, {"backend", comm.describe().substr(0, comm.describe().find(' '))},
-                             {"timeout_s", comm.timeout().count() / 1000.0}};
-  check_real_config(config, comm.world_size());
-  expand_sweeps(config);
-  env::set_compute_threads(config.threads);
-  const bool leader = comm.rank() == 0;
-  const torch::Device device = options.device ? *options.device : env::rank_device(config.training.device, 0);
-  // Every rank holds the data set in memory, on its device, but only ever reads its own samples (RealWorker).
-  const auto data = env::place_on(std::make_shared<const env::DatasetPair>(env::load_dataset(config.data, config.seed)), device);
+RealRunCluster::RealRunCluster(env::Communicator& comm, std::string out_dir, bool resume, std::optional<torch::Device> device)
+    : comm_(comm), out_dir_(std::move(out_dir)), resume_(resume), requested_device_(device) {}
 
-  ExperimentResult result;
-  result.target_accuracy = config.budget.target_accuracy;
-  result.out_dir = options.out_dir.empty() ? "results/" + config.name : options.out_dir;
-  Progress progress(leader ? Progress::style_for(stderr, options.quiet) : Progress::Style::Quiet, stderr);
-  for (const auto& entry : config.policies) {
-    BuiltPolicy built = make_policy(entry, config);  // on every rank: the same parameter errors everywhere
-    nlohmann::json resolved = config.resolved;
-    resolved["policy"] = built.resolved;
-    std::optional<RunCheckpoint> checkpoint;
-    if (leader && options.resume) checkpoint = load_checkpoint(result.out_dir, entry.label);
-    if (agree_skip(comm, checkpoint && checkpoint->finished, entry.label)) {
-      if (leader) result.outcomes.push_back(checkpoint->outcome);
-      continue;
-    }
-    env::RealWorker worker(worker_spec(config, comm.rank(), device), data, comm);
-    if (!leader) {
-      env::follow_policy(worker, comm);
-      continue;
-    }
-    if (checkpoint) load_checkpoint_model(result.out_dir, entry.label, worker.replicas().model(0));
-    auto after_epoch = [&](const RunCheckpoint& c) {
-      PolicyOutcome partial = c.outcome;
-      partial.params = built.resolved;
-      write_results(result.out_dir, partial, result.outcomes, config, resolved);
-      save_checkpoint(result.out_dir, c, &worker.replicas().model(0));
-    };
-    PolicyOutcome outcome = lead_policy(config, entry, *built.policy, worker, comm, data->test, progress, checkpoint, after_epoch);
-    outcome.params = built.resolved;
-    write_results(result.out_dir, outcome, result.outcomes, config, resolved);
-    RunCheckpoint done;
-    done.finished = true;
-    done.epochs_done = static_cast<int>(outcome.epochs.size());
-    done.rounds = outcome.rounds;
-    done.clock_ms = outcome.sim_time_s * 1000.0;
-    done.outcome = outcome;
-    save_checkpoint(result.out_dir, done, nullptr);
-    result.outcomes.push_back(std::move(outcome));
+void RealRunCluster::prepare(Experiment& experiment) {
+  ExperimentConfig& config = experiment.config;
+  config.resolved["real"] = {{"world_size", comm_.world_size()}, {"backend", comm_.describe().substr(0, comm_.describe().find(' '))},
+                             {"timeout_s", comm_.timeout().count() / 1000.0}};
+  check_real_config(config, comm_.world_size());
+  device_ = requested_device_ ? *requested_device_ : env::rank_device(config.training.device, 0);
+  // Every rank holds the data set in memory, on its device, but only ever reads its own samples (RealWorker).
+  data_ = env::place_on(std::make_shared<const env::DatasetPair>(env::load_dataset(config.data, config.seed)), device_);
+}
+
+void RealRunCluster::run(const Experiment& experiment, ExperimentPolicy& policy, Progress& progress, ResultsWriter& writer) {
+  const ExperimentConfig& config = experiment.config;
+  const std::string& label = policy.entry.label;
+  const bool leader = writes_results();
+  std::optional<RunCheckpoint> checkpoint;
+  if (leader && resume_) checkpoint = load_checkpoint(out_dir_, label);
+  if (agree_skip(comm_, checkpoint && checkpoint->finished, label)) {
+    if (leader) writer.add_written(checkpoint->outcome);
+    return;
   }
-  if (leader) {
-    write_final_summaries(result.out_dir, result.outcomes, config.budget.target_accuracy);
-    common::write_file_atomic(result.out_dir + "/comparison.md", comparison_table(result.outcomes, config.budget.target_accuracy));
+  env::RealWorker worker(worker_spec(config, comm_.rank(), device_), data_, comm_);
+  if (!leader) {
+    env::follow_policy(worker, comm_);
+    return;
   }
-  return result;
+  nlohmann::json resolved = config.resolved;
+  resolved["policy"] = policy.params;
+  if (checkpoint) load_checkpoint_model(out_dir_, label, worker.replicas().model(0));
+  auto after_epoch = [&](const RunCheckpoint& c) {
+    PolicyOutcome partial = c.outcome;
+    partial.params = policy.params;
+    writer.write_partial(partial);
+    save_checkpoint(out_dir_, c, &worker.replicas().model(0), resolved);
+  };
+  PolicyOutcome outcome = lead_policy(config, policy, worker, comm_, data_->test, progress, checkpoint, after_epoch);
+  outcome.params = policy.params;
+  RunCheckpoint done;
+  done.finished = true;
+  done.epochs_done = static_cast<int>(outcome.epochs.size());
+  done.rounds = outcome.rounds;
+  done.clock_ms = outcome.sim_time_s * 1000.0;
+  done.outcome = outcome;
+  writer.write_finished(std::move(outcome));
+  save_checkpoint(out_dir_, done, nullptr, resolved);
+}
+
+ExperimentResult run_real_experiment(ExperimentConfig config, env::Communicator& comm, const RunOptions& options, std::optional<torch::Device> device) {
+  Experiment experiment = resolve_experiment(std::move(config), options.overrides);
+  RealRunCluster cluster(comm, results_dir(experiment.config, options), options.resume, device);
+  return run_experiment(experiment, cluster, options);
 }
 
 }  // namespace experiments

@@ -1,37 +1,48 @@
-// A `cluster.mode: real` experiment on this rank of a process group: every policy of the config in
-// turn, each from fresh weights (the config's seed), rank 0 running the policy and writing the
-// same results folder as `orchestra run` (rounds.csv, epochs.csv, evals.csv, summary.json,
-// config.json, comparison.md), after every epoch, so `compare` reads both and a failed run keeps
-// what it finished. Times in the results are measured wall times (sim_time_s = training time).
+// `orchestra launch`'s cluster: this rank of a `cluster.mode: real` run's process group. Every
+// policy runs from fresh weights (the config's seed); rank 0 runs the policy through the run loop
+// on an env::RealCluster (it broadcasts each plan, gathers every rank's measured times) and hands
+// the outcome to the ResultsWriter after every epoch, so `compare` reads it like a simulated run's
+// and a failed run keeps what it finished; a checkpoint after every epoch lets `--resume` go on.
+// The other ranks follow (env::follow_policy). Times are measured wall times (wall_time_s).
 #pragma once
 
-#include <cstdint>
 #include <optional>
-#include <string>
 
 #include "env/real/communicator.hpp"
-#include "common/errors.hpp"
-#include "experiments/config/config.hpp"
+#include "env/train/dataset.hpp"
 #include "experiments/runner/experiment.hpp"
 
 namespace experiments {
-
-struct RealRunOptions {
-  std::string out_dir;                // default: results/<experiment name>
-  bool resume = false;                // continue from <out>/checkpoints (real_checkpoint.hpp)
-  bool quiet = false;
-  std::optional<std::uint64_t> seed;  // overrides the config's seed
-  std::optional<int> threads;         // overrides runtime.threads (per process)
-  // Where this rank trains: orchestra worker passes env::rank_device(runtime.device, LOCAL_RANK),
-  // the device its communicator was built for; unset, runtime.device as rank_device gives local rank 0.
-  std::optional<torch::Device> device;
-};
 
 // Throws common::ConfigError when `config` cannot run on `world_size` ranks (not real mode, a worker
 // count that differs from the number of processes, timing-only, a runtime.device this machine lacks).
 void check_real_config(const ExperimentConfig& config, int world_size);
 
-// Runs on every rank; the outcomes are returned on rank 0 (empty elsewhere).
-ExperimentResult run_real_experiment(ExperimentConfig config, env::Communicator& comm, const RealRunOptions& options);
+class RealRunCluster : public ExperimentCluster {
+ public:
+  // `device`: where this rank trains; orchestra worker passes env::rank_device(runtime.device,
+  // LOCAL_RANK), the device its communicator was built for (unset: local rank 0's).
+  // `out_dir` and `resume`: where the checkpoints are, and whether to continue from them.
+  RealRunCluster(env::Communicator& comm, std::string out_dir, bool resume, std::optional<torch::Device> device = std::nullopt);
+
+  // Checks the config against the group, notes the group in the resolved config ("real": world
+  // size, backend, timeout) and loads the data set on this rank's device.
+  void prepare(Experiment& experiment) override;
+  bool writes_results() const override { return comm_.rank() == 0; }
+  void run(const Experiment& experiment, ExperimentPolicy& policy, Progress& progress, ResultsWriter& writer) override;
+
+ private:
+  env::Communicator& comm_;
+  std::string out_dir_;
+  bool resume_;
+  std::optional<torch::Device> requested_device_;
+  torch::Device device_{torch::kCPU};
+  std::shared_ptr<const env::DatasetPair> data_;
+};
+
+// Every rank: resolves `config` with options.overrides and runs it on `comm` (convenience for
+// tests); the outcomes are returned on rank 0 (empty elsewhere).
+ExperimentResult run_real_experiment(ExperimentConfig config, env::Communicator& comm, const RunOptions& options,
+                                     std::optional<torch::Device> device = std::nullopt);
 
 }  // namespace experiments

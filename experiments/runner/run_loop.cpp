@@ -3,8 +3,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "env/surrogate/surrogate_env.hpp"
-#include "env/train/local_sgd_env.hpp"
+#include "common/errors.hpp"
 #include "experiments/results/round_csv.hpp"
 
 namespace experiments {
@@ -64,6 +63,11 @@ PolicyOutcome run_policy(const ExperimentConfig& config, const PolicyConfig& ent
       context.epoch_start = !cluster.in_epoch();
       context.clock_ms = cluster.clock_ms();
       const env::RoundReport report = cluster.run_round(policy.plan(context));
+      // Every input is finite and in range (common/limits.hpp), so this is a last guard: a clock
+      // that is not finite would end the run at once with 0 epochs and look like a result.
+      if (!std::isfinite(report.clock_ms))
+        throw common::NumericError(entry.label + ": round " + std::to_string(report.round + 1) + ": the clock is " + std::to_string(report.clock_ms) +
+                                   " ms, not a finite time: the run stops here (check the time models, perturbations and traces)");
       epoch_end = report.epoch_end;
       policy.observe_round(report);
       if (config.write_rounds) append_round_rows(out.rounds_csv, report, names);
@@ -110,28 +114,6 @@ PolicyOutcome run_policy(const ExperimentConfig& config, const PolicyConfig& ent
   }
   finish_outcome(cluster.clock_ms());
   return out;
-}
-
-PolicyOutcome simulate_policy(const ExperimentConfig& config, const PolicyConfig& entry, env::BarrierPolicy& policy,
-                              std::shared_ptr<const env::DatasetPair> data, Progress& progress) {
-  env::EnvSpec spec;
-  spec.simulation.cluster = config.cluster;
-  spec.simulation.network = config.network;
-  spec.simulation.global_batch = config.global_batch;
-  spec.simulation.train_samples = config.timing_train_samples;
-  spec.simulation.message_bytes = config.network.message_bytes;
-  spec.training = config.training;
-  if (config.training_backend == TrainingBackend::Surrogate) {
-    env::SurrogateEnvSpec surrogate;
-    surrogate.simulation = spec.simulation;
-    surrogate.simulation.train_samples = 0;  // the surrogate task's
-    surrogate.cosine_lr = config.training.lr_schedule == env::LrSchedule::Cosine;
-    surrogate.planned_epochs = config.training.planned_epochs;
-    env::SurrogateEnv cluster(surrogate, config.surrogate, config.seed);
-    return run_policy(config, entry, policy, cluster, progress);
-  }
-  env::LocalSgdEnv cluster(spec, config.training.timing_only ? nullptr : data, config.seed, env::input_shape_of(config.data));
-  return run_policy(config, entry, policy, cluster, progress);
 }
 
 }  // namespace experiments

@@ -42,9 +42,4 @@ PolicyOutcome run_policy(const ExperimentConfig& config, const PolicyConfig& ent
                          env::RoundCluster& cluster, Progress& progress, const std::optional<RunCheckpoint>& resume = std::nullopt,
                          const EpochCallback& after_epoch = {});
 
-// The simulated cluster of `config` (LocalSgdEnv, or SurrogateEnv with runtime.training: surrogate)
-// through run_policy. `data` is null for timing-only runs and on the surrogate.
-PolicyOutcome simulate_policy(const ExperimentConfig& config, const PolicyConfig& entry, env::BarrierPolicy& policy,
-                              std::shared_ptr<const env::DatasetPair> data, Progress& progress);
-
 }  // namespace experiments

@@ -31,8 +31,9 @@ struct Child {
 
 // `orchestra run CONFIG --seed N --out DIR/seed-N --quiet [--threads T]`, output to DIR/seed-N.log.
 Child start_seed(const std::string& config_file, std::uint64_t seed, const std::string& out_dir, const RunOptions& options) {
-  std::vector<std::string> args = {"orchestra", "run", config_file, "--seed", std::to_string(seed), "--out", seed_dir(out_dir, seed), "--quiet"};
-  if (options.threads) args.insert(args.end(), {"--threads", std::to_string(*options.threads)});
+  // --claimed: this process holds DIR, which it checked for the seed's folder too (results_folder.hpp).
+  std::vector<std::string> args = {"orchestra", "run", config_file, "--seed", std::to_string(seed), "--out", seed_dir(out_dir, seed), "--quiet", "--claimed"};
+  if (options.overrides.threads) args.insert(args.end(), {"--threads", std::to_string(*options.overrides.threads)});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -153,9 +154,25 @@ std::vector<SeedRow> write_seed_summary(const std::string& out_dir, const std::v
   return rows;
 }
 
+std::vector<std::uint64_t> seeds_to_run(const ExperimentConfig& config, const RunOptions& options) {
+  return options.seeds.empty() ? config.seeds : options.seeds;
+}
+
+FolderPlan seeds_folder_plan(const ExperimentConfig& config, const RunOptions& options) {
+  ExperimentConfig all = config;
+  all.seeds = seeds_to_run(config, options);  // the sweep's size counts the seeds that run (expand_sweeps)
+  FolderPlan plan;
+  for (const auto seed : all.seeds) {
+    Overrides overrides = options.overrides;
+    overrides.seed = seed;
+    plan.folders["seed-" + std::to_string(seed)] = run_folder_plan(resolve_config(all, overrides));
+  }
+  return plan;
+}
+
 SeedRunResult run_seeds(ExperimentConfig config, const RunOptions& options) {
   SeedRunResult result;
-  result.seeds = options.seeds.empty() ? config.seeds : options.seeds;
+  result.seeds = seeds_to_run(config, options);
   if (result.seeds.empty()) throw common::UsageError("no seeds: give --seeds or seeds: in the config");
   result.out_dir = options.out_dir.empty() ? "results/" + config.name : options.out_dir;
   std::filesystem::create_directories(result.out_dir);
@@ -170,7 +187,7 @@ SeedRunResult run_seeds(ExperimentConfig config, const RunOptions& options) {
     for (std::size_t k = 0; k < n; ++k) {
       const std::uint64_t seed = result.seeds[k];
       RunOptions one = options;
-      one.seed = seed;
+      one.overrides.seed = seed;
       one.out_dir = seed_dir(result.out_dir, seed);
       one.progress_prefix = "seed " + std::to_string(seed) + " (" + std::to_string(k + 1) + "/" + std::to_string(n) + ") ";
       run_experiment(config, one);

@@ -16,6 +16,7 @@
 #include "common/errors.hpp"
 #include "experiments/config/config.hpp"
 #include "experiments/registry/orchestra_options.hpp"
+#include "common/names.hpp"
 #include "common/yaml_reader.hpp"
 #include "orchestra/rl/local_sgd_barrier_env.hpp"
 #include "orchestra/rl/merged_barrier_env_vector.hpp"
@@ -56,7 +57,12 @@ TrainConfig load_train_config(const std::string& path) {
   TrainConfig c;
   c.file = path;
   common::YamlReader top(root, path, "");
-  c.name = top.text("name", std::filesystem::path(path).stem().string());
+  // results/<name>/ by default: a name, whether given or the file's stem.
+  const std::string stem = std::filesystem::path(path).stem().string();
+  if (!top.has("name"))
+    if (const auto problem = common::name_problem(stem))
+      top.fail("name", "the results folder is named after the config file's stem, " + common::quoted_name(stem) + ", which " + *problem + ": give name:");
+  c.name = top.name("name", stem);
   c.environment = top.option("environment", TrainEnvironment::LocalSgd,
                              {{"local-sgd", TrainEnvironment::LocalSgd}, {"surrogate", TrainEnvironment::Surrogate}, {"toy", TrainEnvironment::Toy}});
   const std::string surrogate = top.text("surrogate", "");

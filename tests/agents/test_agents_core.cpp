@@ -2,11 +2,13 @@
 // the a3c: options reader, and policy files (save then load acts the same).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
 #include "agents/a3c_loss.hpp"
 #include "agents/a3c_options.hpp"
+#include "agents/greedy_barrier_agent.hpp"
 #include "agents/policy_file.hpp"
 #include "agents/ppo_loss.hpp"
 #include "agents/returns.hpp"
@@ -272,4 +274,17 @@ TEST_CASE("rollouts stop at the episode end and the toy env is seeded") {
   double norm = 0;
   for (float x : g.gradient) norm += double(x) * x;
   CHECK(std::sqrt(norm) <= o.max_grad_norm + 1e-4);
+}
+
+// A controller is started for its preflight and again for its run (issue 42: every policy built
+// once): an agent with a random stream starts it over at start(), so the run acts as a fresh one.
+TEST_CASE("the random agent starts its stream over at start(): a started-again controller acts the same") {
+  agents::RandomBarrierAgent agent(17);
+  const std::vector<float> observation(4, 0.0f);
+  std::vector<int> first, again;
+  for (int k = 0; k < 32; ++k) first.push_back(agent.act(observation));
+  agent.start();
+  for (int k = 0; k < 32; ++k) again.push_back(agent.act(observation));
+  CHECK(first == again);
+  CHECK(std::count(first.begin(), first.end(), first.front()) < 32);  // a stream, not a constant
 }

@@ -8,6 +8,9 @@
 
 #include "common/atomic_file.hpp"
 #include "common/errors.hpp"
+#include "common/folder_lock.hpp"
+#include "common/json_diff.hpp"
+#include "common/names.hpp"
 #include "common/yaml_reader.hpp"
 
 namespace {
@@ -73,4 +76,82 @@ TEST_CASE("errors: what the user gave exits 2, a failure at run time exits 1, ea
   CHECK(std::string(common::ConfigError("x").kind()) == "config error");
   const common::Error& base = common::PlotError("gnuplot failed");
   CHECK(std::string(base.what()) == "gnuplot failed");
+}
+
+// Issue 39: the one rule for names that become path components.
+TEST_CASE("names: each case a path component must not be, refused with why; names are accepted as they are") {
+  struct Case {
+    std::string name;
+    const char* problem;
+  };
+  const Case refused[] = {
+      {"", "is empty"},
+      {".", "is '.', which names the folder it is in"},
+      {"..", "is '..', which names the folder above"},
+      {"../x", "holds '/', a path separator"},
+      {"a/b", "holds '/', a path separator"},
+      {"/abs", "holds '/', a path separator"},
+      {"a\\b", "holds '\\', a path separator"},
+      {"tab\there", "holds a control character (byte 0x09)"},
+      {"line\nbreak", "holds a control character (byte 0x0a)"},
+      {std::string("nul\0x", 5), "holds a control character (byte 0x00)"},
+      {"del\x7f", "holds a control character (byte 0x7f)"},
+      {".hidden", "starts with '.'"},
+      {"a,b", "holds ','"},
+      {"say \"x\"", "holds '\"'"},
+      {std::string(201, 'n'), "is 201 bytes long (at most 200)"},
+  };
+  for (const auto& c : refused) {
+    CAPTURE(common::quoted_name(c.name));
+    const auto problem = common::name_problem(c.name);
+    REQUIRE(problem);
+    CHECK(problem->find(c.problem) == 0);
+  }
+  for (const std::string& ok : std::vector<std::string>{"dsgd", "fixed-t-T_ms=200", "a3c:run-1", "x..y", "node-3.gpu-0", "with space", "ünïcode", std::string(200, 'n')}) {
+    CAPTURE(ok);
+    CHECK_FALSE(common::name_problem(ok));
+  }
+  CHECK(common::quoted_name("a\nb\x01") == "'a\\nb\\x01'");
+  CHECK(common::first_duplicate({"a", "b", "a"}) == std::optional<std::string>("a"));
+  CHECK_FALSE(common::first_duplicate({"a", "b"}));
+}
+
+TEST_CASE("json differences: the keys that differ, as dotted paths, with before and now") {
+  const nlohmann::json a = {{"seed", 1}, {"training", {{"lr", 0.05}, {"epochs", 2}}}, {"model", {{"hidden", {32}}}}};
+  nlohmann::json b = a;
+  CHECK(common::differing_keys(a, b).empty());
+  b["training"]["lr"] = 0.1;
+  b["model"]["hidden"] = {16};
+  b["extra"] = true;
+  CHECK(common::differing_keys(a, b) == std::vector<std::string>{"extra", "model.hidden", "training.lr"});
+  CHECK(common::describe_differences(a, b) == "extra (absent, now true), model.hidden ([32], now [16]), training.lr (0.05, now 0.1)");
+  CHECK(common::describe_differences(a, b, 1) == "extra (absent, now true) and 2 more");
+}
+
+TEST_CASE("folder lock: one holder; a second is refused at once naming the holder's pid; nothing left behind") {
+  namespace fs = std::filesystem;
+  const auto base = fs::temp_directory_path() / ("common-lock-" + std::to_string(::getpid()));
+  fs::remove_all(base);
+  const std::string dir = (base / "out" / "deeper").string();
+  {
+    const common::FolderLock first(dir);  // creates the folders
+    CHECK(fs::exists(fs::path(dir) / common::FolderLock::kFileName));
+    // flock conflicts between two open files even in one process: the second claim is refused.
+    CHECK_THROWS_WITH_AS(common::FolderLock{dir}, doctest::Contains(("another orchestra run is writing here (pid " + std::to_string(::getpid()) + ")").c_str()),
+                         common::FolderError);
+    common::write_file_atomic((fs::path(dir) / "result.txt").string(), std::string("kept"));
+  }
+  // Released: the lock file is gone, what the run wrote stays, and the folder can be claimed again.
+  CHECK_FALSE(fs::exists(fs::path(dir) / common::FolderLock::kFileName));
+  CHECK(fs::exists(fs::path(dir) / "result.txt"));
+  CHECK_NOTHROW(common::FolderLock{dir});
+  // A folder the lock created and the run left empty goes again (a run that failed before writing).
+  const std::string empty = (base / "fresh" / "one").string();
+  { const common::FolderLock lock(empty); }
+  CHECK_FALSE(fs::exists(base / "fresh"));
+  // A path that is a file, or under one: one line, before any work.
+  common::write_file_atomic((base / "file").string(), std::string("x"));
+  CHECK_THROWS_WITH_AS(common::FolderLock{(base / "file").string()}, doctest::Contains("is a file, not a folder"), common::FolderError);
+  CHECK_THROWS_WITH_AS(common::FolderLock{(base / "file" / "sub").string()}, doctest::Contains("cannot create the results folder"), common::FolderError);
+  fs::remove_all(base);
 }

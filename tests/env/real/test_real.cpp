@@ -239,7 +239,9 @@ bool wait_until(const std::function<bool()>& ready, std::chrono::seconds limit) 
 // timeout with a clear message and a non-zero exit, keep its finished epochs, and resume.
 void check_fault(int signal, const std::string& expected) {
   testing::TempDir dir;
-  testing::write_text(dir / "c.yaml", quick_config(30, 4096, "[dsgd]"));
+  // Six epochs: the worker is hit within 0.1 s of the first one's end, long before the last.
+  constexpr int kEpochs = 6;
+  testing::write_text(dir / "c.yaml", quick_config(kEpochs, 4096, "[dsgd]"));
   const int timeout_s = 4;
   const std::string args = "--nproc 2 " + (dir / "c.yaml") + " --out " + (dir / "out") + " --timeout " + std::to_string(timeout_s) + " --quiet";
   const pid_t launcher = spawn_launch(args, dir / "log");
@@ -262,12 +264,18 @@ void check_fault(int signal, const std::string& expected) {
   CHECK(std::filesystem::exists(dir / "out/checkpoints/dsgd.pt"));
   if (signal == SIGSTOP) ::kill(victim, SIGKILL);  // the launcher killed it already; be sure
 
-  // --resume continues from the checkpoint: the same folder ends with every epoch.
+  // --resume with another budget is another experiment (issue 39): refused before any rank starts.
   testing::write_text(dir / "c.yaml", quick_config(static_cast<int>(kept) + 1, 4096, "[dsgd]"));
+  const auto other = testing::run_command(std::string(ORCHESTRA_BINARY) + " launch " + args + " --resume");
+  CHECK(other.exit_code == 2);
+  CHECK(other.output.find("--resume: policy dsgd ran with another config than this one: training.epochs") != std::string::npos);
+  CHECK(data_rows(epochs) == kept);
+  // With its own config it continues from the checkpoint: the same folder ends with every epoch.
+  testing::write_text(dir / "c.yaml", quick_config(kEpochs, 4096, "[dsgd]"));
   const auto resumed = testing::run_command(std::string(ORCHESTRA_BINARY) + " launch " + args + " --resume");
   INFO(resumed.output);
   CHECK(resumed.exit_code == 0);
-  CHECK(data_rows(epochs) == kept + 1);
+  CHECK(data_rows(epochs) == static_cast<std::size_t>(kEpochs));
 }
 
 }  // namespace

@@ -93,7 +93,18 @@ TEST_CASE("a step trace file: worker column, and clear errors for bad traces") {
   testing::write_text(dir / "back.csv", "clock_ms,batch,ms\n0,8,10\n20,8,10\n15,8,10\n");
   CHECK_THROWS_WITH_AS(StepTrace::read(dir / "back.csv", "a", names), doctest::Contains("back.csv:4: clock_ms: the clock goes back"), common::DataError);
   testing::write_text(dir / "negative.csv", "clock_ms,batch,ms\n0,8,10\n20,8,-1\n");
-  CHECK_THROWS_WITH_AS(StepTrace::read(dir / "negative.csv", "a", names), doctest::Contains("negative.csv:3: ms: a step time must be finite and >= 0"), common::DataError);
+  CHECK_THROWS_WITH_AS(StepTrace::read(dir / "negative.csv", "a", names), doctest::Contains("negative.csv:3: ms: a step time: expected a number >= 0 and <= 1e+07, got -1"), common::DataError);
+  // Issue 39: the same ranges as the YAML keys (common/limits.hpp), and a trace of steps that take no time.
+  testing::write_text(dir / "huge.csv", "clock_ms,batch,ms\n0,8,1e308\n20,8,10\n");
+  CHECK_THROWS_WITH_AS(StepTrace::read(dir / "huge.csv", "a", names), doctest::Contains("huge.csv:2: ms: a step time: expected a number >= 0 and <= 1e+07, got 1e+308"), common::DataError);
+  testing::write_text(dir / "inf.csv", "clock_ms,batch,ms\n0,8,inf\n20,8,10\n");
+  CHECK_THROWS_WITH_AS(StepTrace::read(dir / "inf.csv", "a", names), doctest::Contains("inf.csv:2: ms: a step time"), common::DataError);
+  testing::write_text(dir / "nan.csv", "clock_ms,batch,ms\n0,8,10\nnan,8,10\n");
+  CHECK_THROWS_WITH_AS(StepTrace::read(dir / "nan.csv", "a", names), doctest::Contains("nan.csv:3: clock_ms: expected a number >= 0"), common::DataError);
+  testing::write_text(dir / "batch.csv", "clock_ms,batch,ms\n0,8,10\n1,1e300,10\n");
+  CHECK_THROWS_WITH_AS(StepTrace::read(dir / "batch.csv", "a", names), doctest::Contains("batch.csv:3: batch: expected a batch size >= 1 and <= 16777216"), common::DataError);
+  testing::write_text(dir / "zeros.csv", "clock_ms,batch,ms\n0,32,0\n1,32,0\n2,32,0\n");
+  CHECK_THROWS_WITH_AS(StepTrace::read(dir / "zeros.csv", "a", names), doctest::Contains("zeros.csv: ms: every step takes 0 ms"), common::DataError);
   testing::write_text(dir / "who.csv", "worker,clock_ms,batch,ms\na,0,8,10\nzed,5,8,10\n");
   CHECK_THROWS_WITH_AS(StepTrace::read(dir / "who.csv", "a", names), doctest::Contains("who.csv:3: worker: no worker named 'zed'"), common::DataError);
   testing::write_text(dir / "columns.csv", "clock_ms,ms\n0,10\n1,10\n");
@@ -132,7 +143,12 @@ TEST_CASE("a perturbation trace becomes scheduled perturbations, each holding un
   testing::write_text(dir / "back.csv", "time_s,worker,slowdown\n1,a,2\n0.5,a,1\n");
   CHECK_THROWS_WITH_AS(read_perturbation_trace(dir / "back.csv", {"a"}), doctest::Contains("back.csv:3: time_s: the clock goes back"), common::DataError);
   testing::write_text(dir / "neg.csv", "time_s,worker,slowdown,add_ms\n0,a,2,0\n1,a,2,-3\n");
-  CHECK_THROWS_WITH_AS(read_perturbation_trace(dir / "neg.csv", {"a"}), doctest::Contains("neg.csv:3: add_ms: expected milliseconds >= 0"), common::DataError);
+  CHECK_THROWS_WITH_AS(read_perturbation_trace(dir / "neg.csv", {"a"}), doctest::Contains("neg.csv:3: add_ms: expected a number >= 0 and <= 1e+07, got -3"), common::DataError);
+  // Issue 39: a slowdown of 1e308 overflowed the clock (a YAML slowdown was capped, a trace's not).
+  testing::write_text(dir / "slow.csv", "time_s,worker,slowdown\n0,a,1e308\n5,a,1\n");
+  CHECK_THROWS_WITH_AS(read_perturbation_trace(dir / "slow.csv", {"a"}), doctest::Contains("slow.csv:2: slowdown: expected a number > 0 and <= 1e+06, got 1e+308"), common::DataError);
+  testing::write_text(dir / "late.csv", "time_s,worker,slowdown\n0,a,2\n1e300,a,1\n");
+  CHECK_THROWS_WITH_AS(read_perturbation_trace(dir / "late.csv", {"a"}), doctest::Contains("late.csv:3: time_s: expected a number >= 0 and <= 1e+09"), common::DataError);
   testing::write_text(dir / "who.csv", "time_s,worker,slowdown\n0,a,2\n1,ghost,2\n");
   CHECK_THROWS_WITH_AS(read_perturbation_trace(dir / "who.csv", {"a"}), doctest::Contains("who.csv:3: worker: no worker named 'ghost'"), common::DataError);
 }

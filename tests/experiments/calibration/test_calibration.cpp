@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -41,9 +42,9 @@ struct PolicyShape {
   std::vector<std::array<int, 4>> rounds;
 };
 
-std::string summary(const std::string& label, double end_s, bool real) {
+std::string summary(const std::string& label, double end_s, bool real, std::size_t rounds) {
   nlohmann::json s = {{"policy", label}, {"label", label}, {"target_accuracy", 0.5}, {"time_to_target_s", end_s / 2}, {"final_accuracy", 0.6},
-                      {"final_loss", 1.0}, {"epochs", 1}, {"rounds", 10}, {"mean_straggler_effect", 0.1}, {"mean_utilization", 0.5},
+                      {"final_loss", 1.0}, {"epochs", 1}, {"rounds", rounds}, {"mean_straggler_effect", 0.1}, {"mean_utilization", 0.5},
                       {"idle_s_per_worker", {0.0, 0.0}}};
   s[real ? "wall_time_s" : "sim_time_s"] = end_s;
   return s.dump();
@@ -89,7 +90,7 @@ void write_real_run(const std::string& dir, const std::vector<PolicyShape>& poli
       row("slow", sb, ss, slow);
     }
     testing::write_text(d + "/rounds.csv", csv);
-    testing::write_text(d + "/summary.json", summary(p.label, clock / 1000.0, real));
+    testing::write_text(d + "/summary.json", summary(p.label, clock / 1000.0, real, p.rounds.size()));
     testing::write_text(d + "/epochs.csv", std::string("epoch,") + (real ? "wall_time_s" : "sim_time_s") +
                                                ",epoch_time_s,accuracy,loss,train_loss,straggler_effect,utilization,rounds\n1," +
                                                csv_number(clock / 1000.0) + "," + csv_number(clock / 1000.0) + ",0.6,1,1,0.1,0.5,10\n");
@@ -248,4 +249,41 @@ TEST_CASE("orchestra calibrate writes a config that orchestra run accepts, the r
   const env::StepTrace trace = env::StepTrace::read(dir / "traces/lbb-like.csv", "fast", {"fast", "slow"});
   CHECK(trace.rows().size() == 40);
   CHECK(trace.rows()[0].batch == 140);
+}
+
+// Issue 39: calibrate fitted damaged runs without a word. Each damage is one line naming the file.
+TEST_CASE("calibration refuses what it cannot trust: non-finite or negative times, a truncated rounds.csv, another run's config") {
+  testing::TempDir dir;
+  const auto damaged = [&](const std::string& file, const std::function<std::string(std::string)>& damage, const std::string& expected) {
+    std::filesystem::remove_all(dir / "real");
+    write_real_run(dir / "real", three_policies());
+    const std::string path = dir / ("real/" + file);
+    testing::write_text(path, damage(testing::read_text(path)));
+    CHECK_THROWS_WITH_AS(read_real_run(dir / "real"), doctest::Contains(expected.c_str()), common::DataError);
+  };
+  // The third line's compute_ms (the sixth column) replaced.
+  const auto third_compute = [](const std::string& value) {
+    return [value](std::string text) {
+      std::size_t at = 0;
+      for (int line = 0; line < 2; ++line) at = text.find('\n', at) + 1;
+      for (int comma = 0; comma < 5; ++comma) at = text.find(',', at) + 1;
+      return text.replace(at, text.find(',', at) - at, value);
+    };
+  };
+  damaged("dsgd-like/rounds.csv", third_compute("nan"), "dsgd-like/rounds.csv:3: compute_ms: expected a finite number >= 0, got nan");
+  damaged("dsgd-like/rounds.csv", third_compute("-4"), "dsgd-like/rounds.csv:3: compute_ms: expected a finite number >= 0, got -4");
+  // Cut at a line boundary: 5 of its 41 lines.
+  damaged("dsgd-like/rounds.csv", [](std::string text) {
+    std::size_t at = 0;
+    for (int line = 0; line < 6; ++line) at = text.find('\n', at) + 1;
+    return text.substr(0, at);
+  }, "dsgd-like/rounds.csv: 3 rounds, but summary.json says 20: a truncated file is not fitted");
+  // A row of one worker missing from a round.
+  damaged("dsgd-like/rounds.csv", [](std::string text) {
+    const std::size_t first = text.find('\n') + 1;
+    return text.erase(first, text.find('\n', first) + 1 - first);
+  }, "dsgd-like/rounds.csv: round 0 has no row of worker fast");
+  // Another policy's config.json of another experiment (or damaged): not this run's.
+  damaged("lbb-like/config.json", [](std::string) { return R"({"real": 1, "data": {"dataset": 5}, "cluster": 5, "policy": {"name": "lbb"}})"; },
+          "lbb-like/config.json: not the config of");
 }

@@ -1,8 +1,11 @@
 // Bad configs: each error names file:line and the key, and says what was expected.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "common/errors.hpp"
 #include "env/surrogate/surrogate_file.hpp"
+#include "common/limits.hpp"
 #include "experiments/config/config.hpp"
 #include "experiments/registry/policy_registry.hpp"
 #include "test_helpers.hpp"
@@ -82,7 +85,7 @@ TEST_CASE("wrong types, negative and zero sizes are rejected with what was expec
   check_error(with("global_batch: 8", "global_batch: 0"), "x.yaml:6: training.global_batch: expected a positive integer, got 0");
   check_error(with("epochs: 1", "epochs: lots"), "x.yaml:7: training.epochs: expected a positive integer, got 'lots'");
   check_error(with("max_batch: 64}\n    - {name: b", "max_batch: 2.5}\n    - {name: b"), "x.yaml:10: cluster.workers[0].max_batch: expected a positive integer, got '2.5'");
-  check_error(with("seed: 3", "seed: 3\nnetwork: {bandwidth_gbps: 0}"), "network.bandwidth_gbps: expected a number > 0, got 0");
+  check_error(with("seed: 3", "seed: 3\nnetwork: {bandwidth_gbps: 0}"), "network.bandwidth_gbps: expected a number >= 1e-06 and <= 1e+06, got 0");
   check_error(with("coefficients: [1, 0.5]", "coefficients: [10, -0.5]"), "cluster.workers[0].time_model.coefficients: the batch time decreases");
 }
 
@@ -195,4 +198,85 @@ TEST_CASE("runtime.training: surrogate errors name the file, line and key") {
   CHECK_THROWS_WITH_AS(parse_config(with("epochs: 1", "epochs: 1\n  timing_only: true") + "runtime:\n  training: surrogate\n  surrogate: s.json\n",
                                     config),
                        doctest::Contains("runtime.training: surrogate trains nothing with training.timing_only"), common::ConfigError);
+
+// Issue 39, "nothing lost": a label names a results folder, so each of these would have written
+// outside it, removed it, or mixed two policies' files. Every one is one line naming file:line
+// and the key, before anything runs.
+TEST_CASE("a policy's label is a name, never a path: each hostile label is refused at its line") {
+  struct Case {
+    const char* label;    // as written in YAML
+    const char* problem;  // what the message says
+  };
+  const Case cases[] = {
+      {"\".\"", "is '.', which names the folder it is in"},
+      {"\"..\"", "is '..', which names the folder above"},
+      {"\"\"", "is empty"},
+      {"\"../x\"", "holds '/', a path separator"},
+      {"\"../../escaped\"", "holds '/', a path separator"},
+      {"\"a/b\"", "holds '/', a path separator"},
+      {"\"a\\\\b\"", "holds '\\', a path separator"},
+      {"\"tab\\there\"", "holds a control character (byte 0x09)"},
+      {"\"new\\nline\"", "holds a control character (byte 0x0a)"},
+      {"\"bell\\a\"", "holds a control character (byte 0x07)"},
+      {"\".hidden\"", "starts with '.'"},
+      {"\"a,b\"", "holds ','"},
+      {"checkpoints", "is the folder where a run keeps its checkpoints"},
+      {"plots", "is the folder where a run keeps its plots"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.label);
+    const std::string yaml = with("{name: local-sgd, H: 4}", std::string("{name: local-sgd, H: 4, label: ") + c.label + "}");
+    check_error(yaml, "x.yaml:14: policies[1].label: a policy's label names its results folder: ");
+    check_error(yaml, c.problem);
+  }
+  // A duplicate (here: a label equal to another policy's name) is one folder for two policies.
+  check_error(with("{name: local-sgd, H: 4}", "{name: local-sgd, H: 4, label: dsgd}"), "x.yaml:14: policies[1].label: two policies named 'dsgd'");
+  // An unlabelled policy is labelled with its name, which is checked the same way.
+  check_error(with("  - dsgd\n", "  - \"../up\"\n"), "x.yaml:13: policies[0]: a policy's label names its results folder: '../up' holds '/'");
+  // A label of 200 bytes is fine, 201 is not (suffixes are added to it).
+  CHECK_NOTHROW(parse_config(with("H: 4}", "H: 4, label: " + std::string(200, 'x') + "}"), "x.yaml"));
+  check_error(with("H: 4}", "H: 4, label: " + std::string(201, 'x') + "}"), "is 201 bytes long (at most 200)");
+}
+
+TEST_CASE("an experiment's name is results/<name>/: a name, given or taken from the file's stem") {
+  for (const char* name : {"\"../../escaped\"", "\".\"", "\"..\"", "\"\"", "\"a/b\"", "\"x\\ty\""}) {
+    CAPTURE(name);
+    check_error(with("name: tiny", std::string("name: ") + name), "x.yaml:1: name: expected a name (it names a folder or a column)");
+  }
+  std::string unnamed = kValid;
+  unnamed.erase(0, unnamed.find('\n') + 1);
+  CHECK(parse_config(unnamed, "configs/good.yaml").name == "good");
+  CHECK_THROWS_WITH_AS(parse_config(unnamed, "configs/..yaml"), doctest::Contains("configs/..yaml:1: name: the results folder is named after the config file's stem, '.'"),
+                       common::ConfigError);
+}
+
+TEST_CASE("worker and server names are names too (CSV columns, trace and perturbation keys)") {
+  check_error(with("{name: a,", "{name: \"x,y\","), "x.yaml:10: cluster.workers[0].name: expected a name");
+  check_error(with("{name: a,", "{name: \"\","), "x.yaml:10: cluster.workers[0].name: expected a name");
+  const std::string servers = with("  workers:\n    - {name: a, time_model: {coefficients: [1, 0.5]}, max_batch: 64}\n    - {name: b, time_model: {points: [[2, 3], [4, 4], [8, 6]]}, max_batch: 64}\n",
+                                   "  servers:\n    - name: \"../s\"\n      workers:\n        - {name: a, time_model: {coefficients: [1, 0.5]}, max_batch: 64}\n");
+  check_error(servers, "x.yaml:10: cluster.servers[0].name: expected a name");
+}
+
+// Issue 39: every time, coefficient and slowdown is finite and in a stated range, so no clock can
+// overflow (coefficients of 1e308 made every policy end with 0 epochs, and exit 0).
+TEST_CASE("time models, perturbations, network and budgets: finite and in their stated ranges") {
+  check_error(with("coefficients: [1, 0.5]", "coefficients: [1e308, 1e308]"), "x.yaml:10: cluster.workers[0].time_model.coefficients[0]: expected a number >= -1e+07 and <= 1e+07, got '1e308'");
+  check_error(with("coefficients: [1, 0.5]", "coefficients: [1e300, 0.2]"), "cluster.workers[0].time_model.coefficients[0]: expected a number >= -1e+07");
+  check_error(with("coefficients: [1, 0.5]", "coefficients: [.inf]"), "cluster.workers[0].time_model.coefficients[0]: expected a number");
+  check_error(with("coefficients: [1, 0.5]", "coefficients: [.nan, 1]"), "cluster.workers[0].time_model.coefficients[0]: expected a number");
+  // Each coefficient in range, but a step of max_batch past 2.8 hours.
+  check_error(with("coefficients: [1, 0.5]", "coefficients: [1, 0, 0, 1e4]"),
+              "x.yaml:10: cluster.workers[0].time_model.coefficients: a step of max_batch (64) would take 2.62144e+09 ms; a step takes at most 1e+07 ms");
+  check_error(with("points: [[2, 3], [4, 4], [8, 6]]", "points: [[2, 3], [4, 4], [8, 1e308]]"), "cluster.workers[1].time_model.points[2]: expected batch >= 1");
+  check_error(with("policies:", "  perturbations: [{worker: a, slowdown: 1e308}]\npolicies:"),
+              "cluster.perturbations[0].slowdown: expected a number > 0 and <= 1e+06, got 1e308");
+  check_error(with("policies:", "  perturbations: [{worker: a, add_ms: 1e300}]\npolicies:"), "cluster.perturbations[0].add_ms: expected a number >= 0 and <= 1e+07");
+  check_error(with("policies:", "  perturbations: [{worker: a, add_ms: 1, start_s: 1e300}]\npolicies:"), "cluster.perturbations[0].start_s: expected a number >= 0 and <= 1e+09");
+  check_error(with("policies:", "network: {bandwidth_gbps: 1e-300}\npolicies:"), "network.bandwidth_gbps: expected a number >= 1e-06 and <= 1e+06");
+  check_error(with("policies:", "network: {message_mb: 1e300}\npolicies:"), "network.message_mb: expected a number >= 0 and <= 1e+09");
+  check_error(with("epochs: 1", "epochs: 1\n  max_sim_seconds: 1e300"), "training.max_sim_seconds: expected a number >= 0 and <= 1e+09");
+  // What the ranges let through stays finite: the largest step of the largest batch, slowed down
+  // the most, over a million rounds.
+  CHECK(std::isfinite(common::kStepMs.max * common::kSlowdown.max * 1e6 + common::kClockS.max * 1000));
 }

@@ -219,3 +219,29 @@ TEST_CASE("adacomm and qsr: their keys are read with defaults, and bad values na
   CHECK(error_of("{name: qsr, alpha: x}") == "x.yaml:5: policies[0].alpha: expected a number > 0 and <= 1e+06, got 'x'");
   CHECK(error_of("{name: qsr, H: 4}").find("x.yaml:5: policies[0].H: unknown key") == 0);
 }
+
+// Issue 39: a sweep of 10^6 points printed nothing and grew past 6 GB; now it is sized before it is
+// expanded, and a label it would make that is no name is refused at the value.
+TEST_CASE("sweeps are sized before they are expanded: past 10,000 runs one clear error with the count") {
+  std::string values;
+  for (int k = 1; k <= 1000; ++k) values += (k > 1 ? ", " : "") + std::to_string(k);
+  auto huge = with_policies("  - dsgd\n  - {name: local-sgd, H: [" + values + "], batch: [" + values + "]}\n");
+  CHECK_THROWS_WITH_AS(experiments::expand_sweeps(huge),
+                       "x.yaml:6: policies[1]: this entry gives 1000000 runs (H: 1000 values x batch: 1000 values), and the experiment 1000001 up to "
+                       "here; an experiment runs at most 10000 (its policies, sweeps expanded, times its seeds)",
+                       common::ConfigError);
+  CHECK(huge.policies.size() == 2);  // nothing was expanded
+  // The limit counts seeds: 2,001 points on 5 seeds is over it, on 4 seeds not.
+  std::string many;
+  for (int k = 1; k <= 2001; ++k) many += (k > 1 ? ", " : "") + std::to_string(k);
+  auto seeds = with_policies("  - {name: fixed-t, T_ms: [" + many + "]}\n");
+  seeds.seeds = {1, 2, 3, 4, 5};
+  CHECK_THROWS_WITH_AS(experiments::expand_sweeps(seeds), doctest::Contains("this entry gives 2001 runs (T_ms: 2001 values), times 5 seeds"), common::ConfigError);
+  seeds.seeds = {1, 2, 3, 4};
+  experiments::expand_sweeps(seeds);
+  CHECK(seeds.policies.size() == 2001);
+  // A swept value that would make a label no name (a policy file's path) is refused at the value.
+  auto paths = with_policies("  - {name: fixed-t, T_ms: [100, \"1/2\"]}\n");
+  CHECK_THROWS_WITH_AS(experiments::expand_sweeps(paths), doctest::Contains("x.yaml:5: policies[0].T_ms[1]: the sweep's label 'fixed-t-T_ms=1/2' holds '/'"),
+                       common::ConfigError);
+}

@@ -73,7 +73,7 @@ TEST_CASE("one loop: a config run simulated and real writes the same files, colu
   spec.world_size = 1;
   spec.timeout = std::chrono::seconds(30);
   env::C10dCommunicator comm(spec);
-  experiments::RealRunOptions real_options;
+  experiments::RunOptions real_options;
   real_options.out_dir = dir / "real";
   real_options.quiet = true;
   const auto real = experiments::run_real_experiment(experiments::load_config(dir / "real.yaml"), comm, real_options);

@@ -83,7 +83,7 @@ TEST_CASE("the same config and seed give the same results files") {
   }
   // A different seed gives different results.
   options.out_dir = dir / "c";
-  options.seed = 6;
+  options.overrides.seed = 6;
   experiments::run_experiment(experiments::parse_config(kTiny, "tiny.yaml"), options);
   CHECK(read_text(dir / "a/dsgd/rounds.csv") != read_text(dir / "c/dsgd/rounds.csv"));
 }
