@@ -1,7 +1,8 @@
 // A trained barrier policy as one file, readable from C++ (A3cPolicy::load) and from Python:
 //
 //   import torch
-//   policy = torch.load("policy.pt")      # a dict, written by torch::pickle_save (zip format)
+//   policy = torch.load("policy.pt", weights_only=False)  # a dict, written by torch::pickle_save (zip format);
+//                                                       # PyTorch >= 2.6 refuses its type tags without weights_only=False
 //   policy["format"]            -> "orchestra-a3c-policy"
 //   policy["format_version"]    -> 2
 //   policy["observation_size"]  -> 22  (orchestra/rl_state.hpp, StateLayout::kStateSize)

@@ -43,7 +43,9 @@ def fail(message):
 
 def main():
     probe, path = sys.argv[1], sys.argv[2]
-    policy = torch.load(path)
+    # weights_only=False: PyTorch 2.6 and later default to True, which refuses the TorchScript type
+    # tags torch::pickle_save writes (measured with PyTorch 2.11 on the GPU machine, 2026-11-26).
+    policy = torch.load(path, weights_only=False)
     if not isinstance(policy, dict):
         fail(f"{path}: torch.load gave {type(policy).__name__}, expected a dict")
     expected = {"format", "format_version", "observation_size", "hidden", "actions", "updates",

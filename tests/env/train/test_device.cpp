@@ -191,7 +191,10 @@ TEST_CASE("device: cuda trains the replicas as the CPU does (batched and sequent
       CAPTURE(tf32);
       CAPTURE(arch);
       CAPTURE(mode == ReplicaMode::Batched);
-      const double tolerance = tf32 ? 1e-2 : 1e-4;
+      // float32: the MLP within 1e-4; the CNN's stacked (grouped) convolutions pick other cuDNN
+      // algorithms than the CPU's, which sum in another order: 2.6e-4 measured on an H100
+      // (2026-11-26), so 1e-3. TF32 rounds inputs to 10 bits: 1e-2.
+      const double tolerance = tf32 ? 1e-2 : (arch == "cnn" ? 1e-3 : 1e-4);
       auto run = [&](const std::string& device) {
         EnvSpec spec;
         for (int i = 0; i < 3; ++i) {

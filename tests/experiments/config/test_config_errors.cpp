@@ -198,6 +198,7 @@ TEST_CASE("runtime.training: surrogate errors name the file, line and key") {
   CHECK_THROWS_WITH_AS(parse_config(with("epochs: 1", "epochs: 1\n  timing_only: true") + "runtime:\n  training: surrogate\n  surrogate: s.json\n",
                                     config),
                        doctest::Contains("runtime.training: surrogate trains nothing with training.timing_only"), common::ConfigError);
+}
 
 // Issue 39, "nothing lost": a label names a results folder, so each of these would have written
 // outside it, removed it, or mixed two policies' files. Every one is one line naming file:line
