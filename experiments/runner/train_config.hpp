@@ -69,6 +69,10 @@ struct TrainConfig {
 // Parses and validates (every experiment config is loaded once, so their errors come before any
 // process starts). Throws common::ConfigError "file:line: key: message".
 TrainConfig load_train_config(const std::string& path);
+// The same from a document already read (Python's BarrierEnv merges its keyword overrides into the
+// file's document, experiments/python/): `path` names it in errors, and relative paths in it
+// (experiments:) are relative to path's folder (the current directory when it has none).
+TrainConfig load_train_config(const YAML::Node& root, const std::string& path);
 
 // Environment number `index` of the training: experiments[index mod n] for local-sgd.
 std::unique_ptr<orchestra::BarrierEnv> make_training_env(const TrainConfig& config, std::int64_t index);
