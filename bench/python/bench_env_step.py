@@ -54,7 +54,8 @@ def main():
         toy = os.path.join(tmp, "toy.yaml")
         with open(toy, "w") as f:
             f.write("environment: toy\n")
-        cases = [("toy (no work per step)", toy, 200), ("local-sgd, configs/python_env.yaml", os.path.join(ROOT, "configs", "python_env.yaml"), 5)]
+        cases = [("toy (no work per step)", toy, 200),
+                 ("local-sgd, configs/python_env.yaml", os.path.join(ROOT, "configs", "python_env.yaml"), 100)]
         print("| environment | steps | C++ step (us) | Python step (us) | overhead (us) | Python / C++ |")
         print("|---|---:|---:|---:|---:|---:|")
         for name, config, episodes in cases:

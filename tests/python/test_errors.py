@@ -68,6 +68,21 @@ class ConfigErrors(unittest.TestCase):
         with self.assertRaisesRegex(orchestra.ConfigError, f"{path}:2: reward"):
             orchestra.BarrierEnv(path, controller={"factor": 4, "move": "multiplicative"})
 
+    def test_a_keyword_keeps_the_files_checks_and_lines(self):
+        # A repeated key in the file is still the reader's error beside a keyword of another key,
+        # and so is one inside a mapping a keyword merges into.
+        path = self.config(f"experiments: [{t.TASK_SMALL}]\nreward: time\nreward: eq1\n")
+        with self.assertRaisesRegex(orchestra.ConfigError, f"{path}:3: reward: duplicate key"):
+            orchestra.BarrierEnv(path, controller={"factor": 4})
+        path = self.config(f"experiments: [{t.TASK_SMALL}]\ncontroller:\n  factor: 2\n  factor: 3\n")
+        with self.assertRaisesRegex(orchestra.ConfigError, f"{path}:4: controller.factor: duplicate key"):
+            orchestra.BarrierEnv(path, controller={"move": "multiplicative"})
+        # A keyword replaces the file's value of that key, keeping the file's other keys.
+        env = orchestra.BarrierEnv(t.TRAIN_SMALL, controller={"factor": 4})
+        env.reset(seed=1)
+        start = env.cluster["start_barrier_ms"]
+        self.assertAlmostEqual(env.step(2)[4]["barrier_ms"], 4 * start)
+
     def test_keywords_without_a_file_and_values_yaml_cannot_hold(self):
         env = orchestra.BarrierEnv(experiments=[t.TASK_SMALL], reward="time")
         self.assertEqual(env.reset(seed=1)[0].shape, (22,))
