@@ -71,6 +71,14 @@ double DecisionWindow::train_loss() const {
   return loss_steps > 0 ? loss_sum / static_cast<double>(loss_steps) : std::numeric_limits<double>::quiet_NaN();
 }
 
+StateBounds state_bounds() {
+  StateBounds b{std::vector<float>(L::kStateSize, 0.0f), std::vector<float>(L::kStateSize, 1.0f)};
+  for (const int signed_entry : {L::kAccuracyChange, L::kLossTrend, L::kBarrierVsSlowest, L::kBarrierVsFastest,
+                                 L::kBarrierVsComm, L::kBarrierVsStart, L::kLastAction})
+    b.low[static_cast<std::size_t>(signed_entry)] = -1.0f;
+  return b;
+}
+
 std::vector<float> build_state(const StateInputs& in) {
   validate(in);
   std::vector<float> state(L::kStateSize, 0.0f);

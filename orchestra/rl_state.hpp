@@ -114,6 +114,15 @@ struct StateInputs {
   int last_action = 0;
 };
 
+// The range of every entry, from the table above: shares, fractions and clamped ratios lie in
+// [0, 1], the changes, trends, signed log2 ratios and the last action in [-1, 1] (the slowdown
+// in [0, 1]: a worker that sped up reads 0). What a learner
+// declares as its observation space (Gymnasium's Box of the Python module, experiments/python/).
+struct StateBounds {
+  std::vector<float> low, high;  // kStateSize each
+};
+StateBounds state_bounds();
+
 // Builds the kStateSize vector described above. Throws std::invalid_argument when batch_ms is empty
 // or holds a non-positive time, when start_batch_ms or local_steps do not have one entry per worker,
 // when a barrier time is not positive, or when max_local_steps < 1.

@@ -23,7 +23,7 @@ flags="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,fuzzer-no-lin
 if [ ! -f build-fuzz/build.ninja ]; then
   cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_CXX_FLAGS_DEBUG="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-    -DORCHESTRA_BUILD_TESTS=OFF -DORCHESTRA_BUILD_BENCH=OFF -DORCHESTRA_BUILD_FUZZ=ON
+    -DORCHESTRA_BUILD_TESTS=OFF -DORCHESTRA_BUILD_BENCH=OFF -DORCHESTRA_BUILD_FUZZ=ON -DORCHESTRA_BUILD_PYTHON=OFF
 fi
 cmake --build build-fuzz --parallel "$jobs" --target fuzz_config fuzz_balance
 built=$(date +%s)

@@ -14,6 +14,7 @@ PACKAGES=(
   dataset-fashion-mnist               # the default data, in /usr/share/datasets/fashion-mnist
   gnuplot-nox                         # plots
   python3-torch python3-pandas        # the tests read policy files and CSVs the way a Python user would
+  python3-dev python3-numpy pybind11-dev python3-pybind11   # the `orchestra` Python module (experiments/python/)
   clang libclang-rt-14-dev            # libFuzzer and its sanitizer runtimes (scripts/fuzz.sh)
 )
 missing=()

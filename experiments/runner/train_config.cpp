@@ -53,6 +53,10 @@ TrainConfig load_train_config(const std::string& path) {
   } catch (const YAML::ParserException& e) {
     throw common::ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
   }
+  return load_train_config(root, path);
+}
+
+TrainConfig load_train_config(const YAML::Node& root, const std::string& path) {
   if (!root.IsMap()) throw common::ConfigError(path + ": expected a mapping with keys like environment:, experiments:, a3c:");
   TrainConfig c;
   c.file = path;

@@ -81,6 +81,10 @@ struct TrainConfig {
 // Parses and validates (every experiment config is loaded once, so their errors come before any
 // process starts). Throws common::ConfigError "file:line: key: message".
 TrainConfig load_train_config(const std::string& path);
+// The same from a document already read (Python's BarrierEnv merges its keyword overrides into the
+// file's document, experiments/python/): `path` names it in errors, and relative paths in it
+// (experiments:) are relative to path's folder (the current directory when it has none).
+TrainConfig load_train_config(const YAML::Node& root, const std::string& path);
 
 // The barrier environment's config of agent `index` (experiments[index mod n] with the training
 // config's distribution, controller, reward and budget keys); local-sgd only.

@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <stdexcept>
 #include <vector>
 
@@ -161,4 +163,46 @@ TEST_CASE("state rejects inputs that do not describe a cluster") {
   in = two_workers();
   in.min_barrier_ms = 0;
   CHECK_THROWS_WITH_AS(orchestra::build_state(in), doctest::Contains("barrier times must be positive"), std::invalid_argument);
+}
+
+TEST_CASE("state bounds: every entry of states drawn over wide inputs lies inside them, and the signed ones go below 0") {
+  const orchestra::StateBounds bounds = orchestra::state_bounds();
+  REQUIRE(bounds.low.size() == static_cast<std::size_t>(L::kStateSize));
+  REQUIRE(bounds.high.size() == static_cast<std::size_t>(L::kStateSize));
+  std::mt19937_64 rng(43);
+  const auto log_uniform = [&](double lo, double hi) { return lo * std::pow(hi / lo, std::uniform_real_distribution<double>(0, 1)(rng)); };
+  std::vector<float> lowest(L::kStateSize, 1.0f);
+  for (int draw = 0; draw < 2000; ++draw) {
+    DecisionWindow previous, window;
+    previous.add(round(0, log_uniform(1, 1e4), log_uniform(1, 1e4), log_uniform(1e-3, 1e5), log_uniform(1e-3, 1e2)));
+    window.add(round(1, log_uniform(1, 1e4), log_uniform(1, 1e4), log_uniform(1e-3, 1e5), log_uniform(1e-3, 1e2)));
+    StateInputs in = two_workers();
+    in.window = &window;
+    in.previous = &previous;
+    in.first_loss = log_uniform(1e-3, 1e2);
+    in.budget_used = std::uniform_real_distribution<double>(0, 1)(rng);
+    in.accuracy = std::uniform_real_distribution<double>(0, 1)(rng);
+    in.previous_accuracy = std::uniform_real_distribution<double>(0, 1)(rng);
+    in.batch_ms = {log_uniform(0.1, 1e4), log_uniform(0.1, 1e4)};
+    in.start_batch_ms = {log_uniform(0.1, 1e4), log_uniform(0.1, 1e4)};
+    in.local_steps = {static_cast<int>(rng() % 65), static_cast<int>(rng() % 65)};
+    in.min_barrier_ms = log_uniform(0.1, 10);
+    in.max_barrier_ms = in.min_barrier_ms * log_uniform(1, 1e5);
+    in.barrier_ms = log_uniform(in.min_barrier_ms, in.max_barrier_ms);
+    in.start_barrier_ms = log_uniform(in.min_barrier_ms, in.max_barrier_ms);
+    in.comm_ms = draw % 10 == 0 ? 0.0 : log_uniform(1e-3, 1e5);
+    in.last_action = static_cast<int>(rng() % 3) - 1;
+    const auto s = orchestra::build_state(in);
+    for (int i = 0; i < L::kStateSize; ++i) {
+      CAPTURE(i);
+      CHECK(at(s, i) >= bounds.low[static_cast<std::size_t>(i)]);
+      CHECK(at(s, i) <= bounds.high[static_cast<std::size_t>(i)]);
+      lowest[static_cast<std::size_t>(i)] = std::min(lowest[static_cast<std::size_t>(i)], at(s, i));
+    }
+  }
+  // The bounds are the state's, not looser: what is declared signed does go negative.
+  for (int i = 0; i < L::kStateSize; ++i) {
+    CAPTURE(i);
+    CHECK((bounds.low[static_cast<std::size_t>(i)] < 0) == (lowest[static_cast<std::size_t>(i)] < 0));
+  }
 }

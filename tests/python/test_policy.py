@@ -1,0 +1,136 @@
+"""orchestra.load_policy: the policy file's network and options, predict equal to the C++
+controller's agent on random observations (env_probe greedy), probabilities equal to the same
+network in PyTorch, seeded sampling, and errors for bad input."""
+import os
+import tempfile
+import unittest
+
+import orchestra_testing as t
+
+t.require()
+
+import numpy as np  # noqa: E402
+
+import orchestra  # noqa: E402
+
+
+class Pretrained(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.policy = orchestra.load_policy(orchestra.PRETRAINED_POLICY)
+
+    def test_what_the_file_records(self):
+        p = self.policy
+        self.assertEqual(p.observation_size, 22)
+        self.assertEqual(len(p.hidden), 2)
+        self.assertGreater(p.updates, 0)
+        self.assertIn(p.controller["move"], ("additive", "multiplicative"))
+        self.assertIn("factor" if p.controller["move"] == "multiplicative" else "unit_ms", p.controller)
+        for key in ("interval", "min_T_ms", "max_T_ms", "min_T_x_start", "max_T_x_start", "weighting"):
+            self.assertIn(key, p.controller)
+        self.assertEqual("interval_rounds" in p.controller, p.controller["interval"] == "rounds")
+        for key in ("config", "algorithm", "reward"):
+            self.assertIn(key, p.training)
+        names = set(p.state_dict())
+        self.assertEqual(names, {"trunk.0.weight", "trunk.0.bias", "trunk.2.weight", "trunk.2.bias", "policy.weight",
+                                 "policy.bias", "value.weight", "value.bias"})
+        self.assertEqual(p.state_dict()["trunk.0.weight"].shape, (p.hidden[0], 22))
+
+    def test_its_controller_keys_make_the_environment_move_t_as_in_training(self):
+        env = orchestra.BarrierEnv(experiments=[t.TASK_SMALL], controller=self.policy.controller)
+        obs, info = env.reset(seed=1)
+        _, _, _, _, after = env.step(2)
+        if self.policy.controller["move"] == "multiplicative":
+            self.assertAlmostEqual(after["barrier_ms"], info["barrier_ms"] * self.policy.controller["factor"])
+        else:
+            self.assertGreater(after["barrier_ms"], info["barrier_ms"])
+
+    def test_predict_is_the_cpp_controllers_action_on_random_observations(self):
+        cpp = t.cpp_greedy(orchestra.PRETRAINED_POLICY, 300, 7)
+        observations = np.asarray(cpp["observations"], dtype=np.float32)
+        expected = [orchestra.ACTION_MOVES.index(m) for m in cpp["moves"]]
+        one_by_one = [self.policy.predict(o) for o in observations]
+        self.assertEqual(one_by_one, expected)
+        self.assertTrue(all(type(a) is int for a in one_by_one))
+        batch = self.policy.predict(observations)
+        self.assertEqual(batch.dtype, np.int64)
+        self.assertEqual(batch.tolist(), expected)
+        self.assertGreater(len(set(expected)), 1, "the observations should not all give one action")
+
+    def test_probabilities_are_the_torch_modules(self):
+        try:
+            import torch
+        except ImportError:
+            self.skipTest("no torch")
+        module = self.policy.to_torch()
+        rng = np.random.default_rng(3)
+        observations = rng.uniform(-1, 1, size=(50, 22)).astype(np.float32)
+        with torch.no_grad():
+            logits, _ = module(torch.from_numpy(observations))
+            expected = torch.softmax(logits, dim=-1).numpy()
+        probabilities = self.policy.probabilities(observations)
+        self.assertEqual(probabilities.shape, (50, 3))
+        np.testing.assert_allclose(probabilities, expected, atol=1e-6)
+        np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, atol=1e-9)
+        self.assertEqual(self.policy.predict(observations).tolist(), expected.argmax(axis=1).tolist())
+        self.assertEqual(self.policy.probabilities(observations[0]).shape, (3,))
+
+    def test_sampled_actions_follow_the_probabilities_from_the_seed(self):
+        observation = np.zeros(22, dtype=np.float32)
+        a = orchestra.load_policy(orchestra.PRETRAINED_POLICY, seed=5)
+        b = orchestra.load_policy(orchestra.PRETRAINED_POLICY, seed=5)
+        draws_a = [a.predict(observation, deterministic=False) for _ in range(3000)]
+        draws_b = [b.predict(observation, deterministic=False) for _ in range(3000)]
+        self.assertEqual(draws_a, draws_b)
+        frequencies = np.bincount(draws_a, minlength=3) / len(draws_a)
+        p = a.probabilities(observation)
+        # 4.5 standard errors of a frequency over 3,000 draws.
+        np.testing.assert_allclose(frequencies, p, atol=4.5 * np.sqrt(0.25 / 3000))
+
+    def test_a_policy_edited_in_torch_predicts_what_torch_says(self):
+        try:
+            import torch
+        except ImportError:
+            self.skipTest("no torch")
+        saved = torch.load(orchestra.PRETRAINED_POLICY)
+        saved["state_dict"] = {k: -v for k, v in saved["state_dict"].items()}
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "negated.pt")
+            torch.save(saved, path)
+            negated = orchestra.load_policy(path)
+            cpp = t.cpp_greedy(path, 100, 8)
+        observations = np.asarray(cpp["observations"], dtype=np.float32)
+        self.assertEqual(negated.predict(observations).tolist(), [m + 1 for m in cpp["moves"]])
+
+
+class BadInput(unittest.TestCase):
+    def test_shapes_files_and_seeds(self):
+        policy = orchestra.load_policy(orchestra.PRETRAINED_POLICY)
+        for bad in (np.zeros(21), np.zeros((2, 23)), np.zeros((2, 2, 22)), np.zeros((0, 22))):
+            with self.assertRaisesRegex(ValueError, r"expected an observation of shape \(22,\)"):
+                policy.predict(bad)
+        with self.assertRaises(orchestra.DataError) as e:
+            orchestra.load_policy("/no/such/policy.pt")
+        self.assertIsInstance(e.exception, ValueError)
+        self.assertIn("/no/such/policy.pt", str(e.exception))
+        with tempfile.TemporaryDirectory() as tmp:
+            garbage = t.write(os.path.join(tmp, "garbage.pt"), "not a policy")
+            with self.assertRaisesRegex(orchestra.DataError, "garbage.pt"):
+                orchestra.load_policy(garbage)
+        with self.assertRaises(ValueError):
+            orchestra.load_policy(orchestra.PRETRAINED_POLICY, seed=-3)
+
+    def test_loading_does_not_change_what_torch_draws_next(self):
+        try:
+            import torch
+        except ImportError:
+            self.skipTest("no torch")
+        torch.manual_seed(1)
+        expected = torch.rand(3)
+        torch.manual_seed(1)
+        orchestra.load_policy(orchestra.PRETRAINED_POLICY)  # builds a network before reading its weights
+        self.assertTrue(torch.equal(torch.rand(3), expected))
+
+
+if __name__ == "__main__":
+    t.main()

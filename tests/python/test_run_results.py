@@ -1,0 +1,123 @@
+"""orchestra.run writes the files `orchestra run` writes (the same bytes, wall_clock aside), and
+orchestra.read_results gives them back as pandas DataFrames and dicts, for one seed and several."""
+import filecmp
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+import orchestra_testing as t
+
+t.require("pandas")
+
+import pandas  # noqa: E402
+
+import orchestra  # noqa: E402
+
+EXPERIMENT = """name: python_run
+seed: 5
+data:
+  dataset: synthetic
+  synthetic: {train: 256, test: 128, side: 6}
+model: {arch: mlp, hidden: [16]}
+training: {global_batch: 32, epochs: 2, target_accuracy: 0.6, eval_every_rounds: 4}
+cluster:
+  workers:
+    - {name: fast, time_model: {coefficients: [1, 0.1]}, max_batch: 64, noise: 0.05}
+    - {name: slow, time_model: {coefficients: [3, 0.4]}, max_batch: 64, noise: 0.05}
+policies:
+  - dsgd
+  - {name: local-sgd, H: 4}
+  - orchestra-lcm
+"""
+
+
+def read_json(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def files_under(root):
+    out = []
+    for folder, _, names in os.walk(root):
+        out += [os.path.relpath(os.path.join(folder, n), root) for n in names]
+    return sorted(out)
+
+
+class Run(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.config = t.write(os.path.join(cls.tmp.name, "python_run.yaml"), EXPERIMENT)
+        cls.python_out = os.path.join(cls.tmp.name, "from_python")
+        cls.results = orchestra.run(cls.config, out=cls.python_out, seed=3, quiet=True)
+        cls.cli_out = os.path.join(cls.tmp.name, "from_cli")
+        run = subprocess.run([t.BINARY, "run", cls.config, "--out", cls.cli_out, "--seed", "3", "--quiet"],
+                             capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_the_same_files_as_orchestra_run(self):
+        names = files_under(self.python_out)
+        self.assertEqual(names, files_under(self.cli_out))
+        self.assertIn("comparison.md", names)
+        self.assertIn("orchestra-lcm/rounds.csv", names)
+        for name in names:
+            a, b = os.path.join(self.python_out, name), os.path.join(self.cli_out, name)
+            if name.endswith("summary.json"):
+                ja, jb = read_json(a), read_json(b)
+                ja.pop("wall_clock", None), jb.pop("wall_clock", None)
+                self.assertEqual(ja, jb, name)
+            elif name.endswith("config.json"):
+                self.assertEqual(read_json(a), read_json(b), name)
+            else:
+                self.assertTrue(filecmp.cmp(a, b, shallow=False), name)
+
+    def test_read_results_gives_dataframes_and_dicts(self):
+        r = self.results
+        self.assertEqual(r.dir, self.python_out)
+        self.assertEqual(r.runs, ["from_python"])
+        self.assertEqual(r.policies, ["dsgd", "local-sgd", "orchestra-lcm"])
+        self.assertIsInstance(r.epochs, pandas.DataFrame)
+        for table, name in ((r.epochs, "epochs.csv"), (r.evals, "evals.csv"), (r.rounds, "rounds.csv"),
+                            (r.iterations, "iterations.csv")):
+            self.assertEqual(list(table.columns[:1]), ["policy"])
+            for label in r.policies:
+                expected = pandas.read_csv(os.path.join(self.python_out, label, name))
+                got = table[table.policy == label].drop(columns="policy").reset_index(drop=True)
+                # The same numbers; a column of whole numbers in one policy's file and fractions in
+                # another's is float64 once concatenated.
+                pandas.testing.assert_frame_equal(got, expected, check_dtype=False, check_exact=True)
+        self.assertEqual(len(r.epochs[r.epochs.policy == "dsgd"]), 2)
+        for label in r.policies:
+            self.assertEqual(r.summaries[label], read_json(os.path.join(self.python_out, label, "summary.json")))
+            self.assertEqual(r.configs[label], read_json(os.path.join(self.python_out, label, "config.json")))
+        self.assertEqual(list(r.summary.policy), r.policies)
+        self.assertEqual(list(r.summary.final_accuracy), [r.summaries[p]["final_accuracy"] for p in r.policies])
+        self.assertEqual(r.comparison, t.read(os.path.join(self.python_out, "comparison.md")))
+        self.assertIsNone(r.train)
+        # One policy's folder reads alone.
+        one = orchestra.read_results(os.path.join(self.python_out, "local-sgd"))
+        self.assertEqual(one.policies, ["local-sgd"])
+
+    def test_several_seeds_as_run_seeds(self):
+        out = os.path.join(self.tmp.name, "seeds")
+        r = orchestra.run(self.config, out=out, seeds=[1, 2], quiet=True)
+        self.assertEqual(r.runs, ["seed-1", "seed-2"])
+        self.assertEqual(list(r.epochs.columns[:2]), ["run", "policy"])
+        self.assertEqual(sorted(set(r.epochs.run)), ["seed-1", "seed-2"])
+        self.assertIn("seed-2/orchestra-lcm", r.summaries)
+        self.assertTrue(os.path.isfile(os.path.join(out, "comparison.csv")))
+        self.assertIsNotNone(r.comparison)
+        # seed 1 of several is the single run with seed 1.
+        single = orchestra.run(self.config, out=os.path.join(self.tmp.name, "one"), seed=1, quiet=True)
+        pandas.testing.assert_frame_equal(
+            r.epochs[r.epochs.run == "seed-1"].drop(columns="run").reset_index(drop=True), single.epochs)
+
+
+if __name__ == "__main__":
+    t.main()
