@@ -60,7 +60,13 @@ A3cOptions read_a3c_options(const YAML::Node& node, const std::string& file, con
   o.poll_interval_ms = r.real("poll_interval_ms", o.poll_interval_ms, 1.0, 60000.0);
   o.seed = static_cast<std::uint64_t>(r.integer("seed", static_cast<std::int64_t>(o.seed), 0, common::kMaxSeed));
   o.init_policy = r.text("init_policy", o.init_policy);
-  if (r.has("init_policy") && !std::filesystem::is_regular_file(o.init_policy)) r.fail("init_policy", o.init_policy + ": no such file");
+  if (r.has("init_policy")) {
+    // Relative to the config's folder, as every other file a config names (surrogate:, experiments:).
+    std::filesystem::path file = o.init_policy;
+    if (file.is_relative()) file = std::filesystem::path(r.file()).parent_path() / file;
+    o.init_policy = file.lexically_normal().string();
+    if (!std::filesystem::is_regular_file(o.init_policy)) r.fail("init_policy", o.init_policy + ": no such file");
+  }
   r.reject_unknown_keys();
   return o;
 }

@@ -2,8 +2,11 @@
 // the a3c: options reader, and policy files (save then load acts the same).
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <random>
 
 #include "agents/a3c_loss.hpp"
@@ -150,6 +153,21 @@ TEST_CASE("a3c: options read with defaults, and errors name file:line and key") 
                        "t.yaml:3: a3c.lr_decay: expected one of none, linear, got 'cosine'", common::ConfigError);
   CHECK_THROWS_WITH_AS(agents::read_a3c_options(YAML::Load("a3c:\n  seed: 3\n  init_policy: no/such.pt\n")["a3c"], "t.yaml"),
                        "t.yaml:3: a3c.init_policy: no/such.pt: no such file", common::ConfigError);
+  CHECK_THROWS_WITH_AS(agents::read_a3c_options(YAML::Load("a3c:\n  init_policy: ../no/such.pt\n")["a3c"], "configs/t.yaml"),
+                       "configs/t.yaml:2: a3c.init_policy: no/such.pt: no such file", common::ConfigError);
+}
+
+TEST_CASE("a3c.init_policy is found relative to the config's folder, as every file a config names") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("agents-init-policy-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "configs");
+  std::filesystem::create_directories(dir / "pretrained");
+  testing::write_text((dir / "pretrained" / "p.pt").string(), "not read here");
+  const YAML::Node a3c = YAML::Load("a3c:\n  init_policy: ../pretrained/p.pt\n")["a3c"];
+  CHECK(agents::read_a3c_options(a3c, (dir / "configs" / "t.yaml").string()).init_policy == (dir / "pretrained" / "p.pt").string());
+  const YAML::Node absolute = YAML::Load("a3c:\n  init_policy: " + (dir / "pretrained" / "p.pt").string() + "\n")["a3c"];
+  CHECK(agents::read_a3c_options(absolute, "elsewhere/t.yaml").init_policy == (dir / "pretrained" / "p.pt").string());
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("the learning rate: constant without decay, linear decay reaches 0 at total_updates") {
