@@ -2,8 +2,6 @@
 // the a3c: options reader, and policy files (save then load acts the same).
 #include <doctest/doctest.h>
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -158,8 +156,8 @@ TEST_CASE("a3c: options read with defaults, and errors name file:line and key") 
 }
 
 TEST_CASE("a3c.init_policy is found relative to the config's folder, as every file a config names") {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("agents-init-policy-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
+  testing::TempDir temp;
+  const std::filesystem::path dir = temp.path;
   std::filesystem::create_directories(dir / "configs");
   std::filesystem::create_directories(dir / "pretrained");
   testing::write_text((dir / "pretrained" / "p.pt").string(), "not read here");
@@ -167,7 +165,6 @@ TEST_CASE("a3c.init_policy is found relative to the config's folder, as every fi
   CHECK(agents::read_a3c_options(a3c, (dir / "configs" / "t.yaml").string()).init_policy == (dir / "pretrained" / "p.pt").string());
   const YAML::Node absolute = YAML::Load("a3c:\n  init_policy: " + (dir / "pretrained" / "p.pt").string() + "\n")["a3c"];
   CHECK(agents::read_a3c_options(absolute, "elsewhere/t.yaml").init_policy == (dir / "pretrained" / "p.pt").string());
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("the learning rate: constant without decay, linear decay reaches 0 at total_updates") {
