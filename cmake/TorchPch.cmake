@@ -1,5 +1,5 @@
 # Which files compile with the one libtorch precompiled header (torch_pch, CMakeLists.txt).
-# Included by ProjectOptions.cmake; tests/build/torch_pch_choice.cmake runs orchestra_includes_torch
+# Included by ProjectOptions.cmake; tests/cmake/torch_pch_choice.cmake runs orchestra_includes_torch
 # alone (cmake -P).
 
 # Whether `file` includes libtorch (<torch/...>, <ATen/...>, <c10/...>), itself or through the
