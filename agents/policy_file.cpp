@@ -56,6 +56,12 @@ PolicyControl read_control(const c10::impl::GenericDict& c, const std::string& p
     if (!known) throw common::DataError(path + ": controller.weighting must be uniform, all_workers, samples or fednova, got " + weighting);
     control.weighting = *known;
   }
+  if (c.contains("state")) {
+    const std::string state = text(c, "state", path);
+    const auto known = orchestra::state_features_from_name(state);
+    if (!known) throw common::DataError(path + ": controller.state must be base or progress, got " + state);
+    control.state_features = *known;
+  }
   // The controller's own checks, so a hand-edited file fails here with its path.
   orchestra::BarrierControllerOptions options;
   control.apply_to(options);
@@ -81,6 +87,7 @@ PolicyControl PolicyControl::of(const orchestra::BarrierControllerOptions& o) {
   c.min_barrier_x_start = o.min_barrier_x_start;
   c.max_barrier_x_start = o.max_barrier_x_start;
   c.weighting = o.weighting;
+  c.state_features = o.state_features;
   return c;
 }
 
@@ -95,12 +102,14 @@ void PolicyControl::apply_to(orchestra::BarrierControllerOptions& o) const {
   o.min_barrier_x_start = min_barrier_x_start;
   o.max_barrier_x_start = max_barrier_x_start;
   o.weighting = weighting;
+  o.state_features = state_features;
 }
 
 bool PolicyControl::operator==(const PolicyControl& o) const {
   return move == o.move && unit_ms == o.unit_ms && factor == o.factor && interval == o.interval && interval_rounds == o.interval_rounds &&
          min_barrier_ms == o.min_barrier_ms && max_barrier_ms == o.max_barrier_ms && min_barrier_x_start == o.min_barrier_x_start &&
-         max_barrier_x_start == o.max_barrier_x_start && weighting == o.weighting;
+         max_barrier_x_start == o.max_barrier_x_start && weighting == o.weighting &&
+         state_features == o.state_features;
 }
 
 A3cPolicy::A3cPolicy(ActorCritic net, std::int64_t updates, PolicyControl control, std::map<std::string, std::string> training)
@@ -164,6 +173,7 @@ void A3cPolicy::save(const std::string& path) const {
   control.insert("min_T_x_start", control_.min_barrier_x_start);
   control.insert("max_T_x_start", control_.max_barrier_x_start);
   control.insert("weighting", std::string(env::weighting_name(control_.weighting)));
+  control.insert("state", std::string(orchestra::state_features_name(control_.state_features)));
   root.insert("controller", control);
   c10::Dict<std::string, std::string> training;
   for (const auto& [key, value] : training_) training.insert(key, value);

@@ -15,7 +15,9 @@
 //         the fastest worker's batch time), "factor": 2.0 (multiplicative), "interval": "epoch" |
 //         "rounds", "interval_rounds": 1, "min_T_ms": 0.0, "max_T_ms": 0.0 (bounds; 0 = default),
 //         "min_T_x_start": 0.0, "max_T_x_start": 0.0 (bounds as factors of the starting T; 0 = none),
-//         "weighting": "uniform" | "all_workers" (the model average; files without it: uniform)}
+//         "weighting": "uniform" | "all_workers" (the model average; files without it: uniform),
+//         "state": "base" | "progress" (the state's entries, orchestra/rl_state.hpp; files without
+//         it: base, 22 entries; progress: 25)}
 //   policy["training"]          -> {"config": "a3c_general", "algorithm": "a3c", "reward": "time",
 //                                   "reward_record": "episode", "environment": "...", and
 //                                   "init_policy": the file it was fine-tuned from, if any} (strings)
@@ -54,6 +56,8 @@ struct PolicyControl {
   double max_barrier_x_start = 0;
   // The model average the policy was trained with (absent from files written before it: uniform).
   env::AverageWeighting weighting = env::AverageWeighting::Uniform;
+  // The state's entries the network reads (absent from files written before it: base).
+  orchestra::StateFeatures state_features = orchestra::StateFeatures::Base;
 
   static PolicyControl of(const orchestra::BarrierControllerOptions& options);
   // Writes these fields into `options` (the rest of them untouched).

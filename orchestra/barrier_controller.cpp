@@ -181,6 +181,9 @@ void BarrierController::start(const env::ClusterView& cluster) {
   window_ = DecisionWindow{};
   last_window_.reset();
   previous_window_.reset();
+  clock_ms_ = 0;
+  stretch_.reset();
+  previous_stretch_.reset();
   first_loss_ = std::numeric_limits<double>::quiet_NaN();
   accuracy_before_last_ = std::numeric_limits<double>::quiet_NaN();
   last_accuracy_ = std::numeric_limits<double>::quiet_NaN();
@@ -290,7 +293,23 @@ void BarrierController::observe_round(const env::RoundReport& report) {
     ++epoch_rounds_;
   }
   window_.add(report);
+  extend_stretch(report);
   if (closes_window(report)) close_window();
+}
+
+void BarrierController::extend_stretch(const env::RoundReport& report) {
+  if (std::isfinite(report.round_ms)) clock_ms_ += report.round_ms;
+  // barrier_ms_ is the T this round ran at: it only changes in plan() (a move), in observe_epoch()
+  // (the heuristic) and in place_barrier(), never between a plan and its report.
+  if (!stretch_ || stretch_->barrier_ms != barrier_ms_) {
+    ProgressStretch next;
+    next.barrier_ms = barrier_ms_;
+    if (stretch_)
+      if (const auto point = stretch_->last_point()) next.anchor(point->first, point->second);
+    previous_stretch_ = std::move(stretch_);
+    stretch_ = next;
+  }
+  stretch_->add(clock_ms_, report.train_loss);
 }
 
 void BarrierController::observe_evaluation(const env::EvalResult& result) {
@@ -342,7 +361,9 @@ std::vector<float> BarrierController::observation() const {
   inputs.local_steps = local_steps_;
   inputs.max_local_steps = options_.max_local_steps;
   inputs.last_action = last_action_;
-  return build_state(inputs);
+  inputs.stretch = stretch_ ? &*stretch_ : nullptr;
+  inputs.previous_stretch = previous_stretch_ ? &*previous_stretch_ : nullptr;
+  return build_state(inputs, options_.state_features);
 }
 
 }  // namespace orchestra

@@ -106,6 +106,9 @@ struct BarrierControllerOptions {
   // target is the T that reached it (`orchestra-a3c`'s `after_target: hold`, the default).
   double hold_at_accuracy = 0;
   int horizon_epochs = 0;        // episode length for the RL state's progress entry; 0 unknown
+  // The RL state's entries (rl_state.hpp): Base, or Progress (and the loss's fall at the current T
+  // against the T before it). A policy is deployed with the features it was trained on.
+  StateFeatures state_features = StateFeatures::Base;
 
   static BarrierControllerOptions orchestra_lcm() { return {}; }
   static BarrierControllerOptions fixed_t(double barrier_ms);
@@ -170,6 +173,7 @@ class BarrierController final : public env::BarrierPolicy {
   void run_lcm();
   void update_local_steps();
   void close_window();
+  void extend_stretch(const env::RoundReport& report);
 
   // Compute time and steps per worker over full-batch rounds (observe_round says which count).
   struct StepTimes {
@@ -209,6 +213,10 @@ class BarrierController final : public env::BarrierPolicy {
   std::int64_t epoch_samples_ = 0;
   DecisionWindow window_;
   std::optional<DecisionWindow> last_window_, previous_window_;
+  // The run's clock (the rounds' round_ms summed) and the rounds at the current T and at the one
+  // before it: StateFeatures::Progress.
+  double clock_ms_ = 0;
+  std::optional<ProgressStretch> stretch_, previous_stretch_;
   double first_loss_ = 0;
   double accuracy_before_last_ = 0;
   double last_accuracy_ = 0;

@@ -40,6 +40,21 @@ void validate(const StateInputs& in) {
     if (!std::isfinite(t) || t <= 0) throw std::invalid_argument("build_state: barrier times must be positive, got " + std::to_string(t));
 }
 
+// Entries 22-24 (StateFeatures::Progress): did the last change of T speed the loss's fall per
+// second up or down? A symmetric relative difference, so it is scale-free and defined whatever the
+// signs (a loss that rose at one T and fell at the other reads +-1).
+template <typename Set>
+void set_progress(const StateInputs& in, const Set& set) {
+  const ProgressStretch* now = in.stretch;
+  const ProgressStretch* before = in.previous_stretch;
+  if (now) set(L::kRoundsAtBarrier, clamp01(std::log2(1.0 + static_cast<double>(now->rounds)) / kDoublings));
+  if (!now || !before) return;
+  set(L::kLastBarrierChange, doublings(now->barrier_ms, before->barrier_ms));
+  const auto r = now->rate_per_ms(), r_before = before->rate_per_ms();
+  if (r && r_before && std::abs(*r) + std::abs(*r_before) > 0)
+    set(L::kProgressVsPreviousBarrier, clamp11((*r - *r_before) / (std::abs(*r) + std::abs(*r_before))));
+}
+
 }  // namespace
 
 void DecisionWindow::add(const env::RoundReport& report) {
@@ -71,17 +86,29 @@ double DecisionWindow::train_loss() const {
   return loss_steps > 0 ? loss_sum / static_cast<double>(loss_steps) : std::numeric_limits<double>::quiet_NaN();
 }
 
-StateBounds state_bounds() {
-  StateBounds b{std::vector<float>(L::kStateSize, 0.0f), std::vector<float>(L::kStateSize, 1.0f)};
-  for (const int signed_entry : {L::kAccuracyChange, L::kLossTrend, L::kBarrierVsSlowest, L::kBarrierVsFastest,
-                                 L::kBarrierVsComm, L::kBarrierVsStart, L::kLastAction})
-    b.low[static_cast<std::size_t>(signed_entry)] = -1.0f;
+const char* state_features_name(StateFeatures features) { return features == StateFeatures::Progress ? "progress" : "base"; }
+
+std::optional<StateFeatures> state_features_from_name(const std::string& name) {
+  for (const StateFeatures f : kStateFeatures)
+    if (name == state_features_name(f)) return f;
+  return std::nullopt;
+}
+
+int state_size(StateFeatures features) { return features == StateFeatures::Progress ? L::kProgressStateSize : L::kStateSize; }
+
+StateBounds state_bounds(StateFeatures features) {
+  const auto size = static_cast<std::size_t>(state_size(features));
+  StateBounds b{std::vector<float>(size, 0.0f), std::vector<float>(size, 1.0f)};
+  std::vector<int> signed_entries{L::kAccuracyChange, L::kLossTrend, L::kBarrierVsSlowest, L::kBarrierVsFastest,
+                                  L::kBarrierVsComm, L::kBarrierVsStart, L::kLastAction};
+  if (features == StateFeatures::Progress) signed_entries.insert(signed_entries.end(), {L::kProgressVsPreviousBarrier, L::kLastBarrierChange});
+  for (const int signed_entry : signed_entries) b.low[static_cast<std::size_t>(signed_entry)] = -1.0f;
   return b;
 }
 
-std::vector<float> build_state(const StateInputs& in) {
+std::vector<float> build_state(const StateInputs& in, StateFeatures features) {
   validate(in);
-  std::vector<float> state(L::kStateSize, 0.0f);
+  std::vector<float> state(static_cast<std::size_t>(state_size(features)), 0.0f);
   const auto set = [&state](int index, double value) { state[static_cast<std::size_t>(index)] = static_cast<float>(value); };
   const std::size_t n_workers = in.batch_ms.size();
   const auto [fastest_it, slowest_it] = std::minmax_element(in.batch_ms.begin(), in.batch_ms.end());
@@ -140,6 +167,7 @@ std::vector<float> build_state(const StateInputs& in) {
   set(L::kSlowdown, clamp11(slowdown / 2));
   set(L::kClusterSize, clamp01(std::log2(static_cast<double>(n_workers)) / kDoublings));
   set(L::kLastAction, std::clamp(in.last_action, -1, 1));
+  if (features == StateFeatures::Progress) set_progress(in, set);
   return state;
 }
 

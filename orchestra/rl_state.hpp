@@ -40,17 +40,37 @@
 // | 20    | cluster size        | log2(N) / 6, clamped to 1                                        | (4)   |
 // | 21    | last action         | the previous move: -1, 0 or +1                                   |       |
 //
+// With `state: progress` (StateFeatures::Progress; issue 41 item 4, whether a longer barrier pays)
+// three entries follow, from the stretches of rounds run at one T (progress_stretch.hpp):
+//
+// | 22    | progress at T       | (r - r') / (|r| + |r'|): r the loss's fall per ms at the current   | (2)   |
+// |       |                     | T, r' at the T before it (0 until both are known)                |       |
+// | 23    | last change of T    | log2(T / T before it) / 6, clamped to [-1, 1] (0: never changed)  | (4)   |
+// | 24    | rounds at T         | log2(1 + rounds run at the current T) / 6, clamped to 1          | (1)   |
+//
 // Before the first window (the observation at reset) the window entries (4, 7-10, 12) are 0 and
 // C is the cost model's estimate; NaN inputs (timing-only runs have no loss) give 0.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <limits>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "env/round_plan.hpp"
+#include "orchestra/progress_stretch.hpp"
 
 namespace orchestra {
+
+// Which entries the state has: Base, the 22 of the table (every policy trained before issue 41
+// item 4), or Progress, those and the three progress entries (25). A policy file records it.
+enum class StateFeatures { Base, Progress };
+inline constexpr std::array<StateFeatures, 2> kStateFeatures{StateFeatures::Base, StateFeatures::Progress};
+const char* state_features_name(StateFeatures features);  // "base", "progress"
+std::optional<StateFeatures> state_features_from_name(const std::string& name);
+int state_size(StateFeatures features);
 
 struct StateLayout {
   static constexpr int kStateSize = 22;
@@ -77,6 +97,11 @@ struct StateLayout {
   static constexpr int kSlowdown = 19;
   static constexpr int kClusterSize = 20;
   static constexpr int kLastAction = 21;
+  // StateFeatures::Progress only
+  static constexpr int kProgressVsPreviousBarrier = 22;
+  static constexpr int kLastBarrierChange = 23;
+  static constexpr int kRoundsAtBarrier = 24;
+  static constexpr int kProgressStateSize = 25;
 };
 
 // What the controller measured over one decision window: the rounds since the last decision.
@@ -112,6 +137,9 @@ struct StateInputs {
   std::vector<int> local_steps;              // tau_n planned for the next window
   int max_local_steps = 64;
   int last_action = 0;
+  // StateFeatures::Progress: the rounds at the current T and those at the T before it (nullptr: none yet).
+  const ProgressStretch* stretch = nullptr;
+  const ProgressStretch* previous_stretch = nullptr;
 };
 
 // The range of every entry, from the table above: shares, fractions and clamped ratios lie in
@@ -119,13 +147,13 @@ struct StateInputs {
 // in [0, 1]: a worker that sped up reads 0). What a learner
 // declares as its observation space (Gymnasium's Box of the Python module, experiments/python/).
 struct StateBounds {
-  std::vector<float> low, high;  // kStateSize each
+  std::vector<float> low, high;  // state_size(features) each
 };
-StateBounds state_bounds();
+StateBounds state_bounds(StateFeatures features = StateFeatures::Base);
 
-// Builds the kStateSize vector described above. Throws std::invalid_argument when batch_ms is empty
+// Builds the state_size(features) vector described above. Throws std::invalid_argument when batch_ms is empty
 // or holds a non-positive time, when start_batch_ms or local_steps do not have one entry per worker,
 // when a barrier time is not positive, or when max_local_steps < 1.
-std::vector<float> build_state(const StateInputs& inputs);
+std::vector<float> build_state(const StateInputs& inputs, StateFeatures features = StateFeatures::Base);
 
 }  // namespace orchestra

@@ -197,7 +197,7 @@ class PythonBarrierEnv {
   // (rl_state.hpp), with its bounds; the toy's entries have none it declares.
   std::pair<std::vector<float>, std::vector<float>> bounds() const {
     if (config_.environment != TrainEnvironment::Toy) {
-      const orchestra::StateBounds b = orchestra::state_bounds();
+      const orchestra::StateBounds b = orchestra::state_bounds(config_.control.state_features);
       return {b.low, b.high};
     }
     const auto n = static_cast<std::size_t>(env_->observation_size());

@@ -105,6 +105,7 @@ class PythonPolicy {
     out["min_T_x_start"] = c.min_barrier_x_start;
     out["max_T_x_start"] = c.max_barrier_x_start;
     out["weighting"] = env::weighting_name(c.weighting);
+    out["state"] = orchestra::state_features_name(c.state_features);
     return out;
   }
 

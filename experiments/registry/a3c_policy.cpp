@@ -28,16 +28,18 @@ std::unique_ptr<env::BarrierPolicy> make_a3c_policy(common::YamlReader& r, const
   } catch (const common::DataError& e) {  // the config's line, then the file's own complaint
     r.fail("policy", e.what());
   }
-  if (policy->observation_size() != orchestra::StateLayout::kStateSize)
-    r.fail("policy", path + " was trained on observations of " + std::to_string(policy->observation_size()) +
-                         " entries; the barrier controller's state has " +
-                         std::to_string(orchestra::StateLayout::kStateSize) + " (was it trained on the toy environment?)");
   r.resolved()["policy"] = path;
   // The network learned its moves with the recorded move, unit or factor and interval; a key the
   // config gives wins.
   orchestra::BarrierControllerOptions recorded;
   policy->control().apply_to(recorded);
   orchestra::BarrierControllerOptions options = read_barrier_options(r, orchestra::BarrierSource::Lcm, config, recorded);
+  const int state_entries = orchestra::state_size(options.state_features);
+  if (policy->observation_size() != state_entries)
+    r.fail(r.has("state") ? "state" : "policy",
+           path + " was trained on observations of " + std::to_string(policy->observation_size()) + " entries; the barrier controller's state (" +
+               orchestra::state_features_name(options.state_features) + ") has " + std::to_string(state_entries) +
+               (r.has("state") ? " (leave state: out to use the policy's own)" : " (was it trained on the toy environment?)"));
   // Training episodes end at the target accuracy, so moves past it were never trained: hold T there.
   const AfterTarget after = r.option("after_target", AfterTarget::Hold, {{"hold", AfterTarget::Hold}, {"continue", AfterTarget::Continue}});
   if (after == AfterTarget::Hold) options.hold_at_accuracy = config.budget.target_accuracy;

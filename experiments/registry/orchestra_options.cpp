@@ -96,6 +96,11 @@ orchestra::BarrierControllerOptions read_barrier_options(common::YamlReader& r, 
   o.partition = r.option("partition", o.partition, {{"speed", orchestra::DataPartition::Speed}, {"steps", orchestra::DataPartition::Steps}});
   o.probe_repetitions = static_cast<int>(r.integer("probes", o.probe_repetitions, 1, 1000));
   o.weighting = read_weighting(r, o.weighting);
+  {
+    std::vector<std::pair<const char*, orchestra::StateFeatures>> spellings;
+    for (auto f : orchestra::kStateFeatures) spellings.emplace_back(orchestra::state_features_name(f), f);
+    o.state_features = r.option("state", o.state_features, spellings);
+  }
   o.horizon_epochs = config.budget.epochs;  // the RL state's progress entry
   return o;
 }

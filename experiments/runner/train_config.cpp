@@ -150,7 +150,7 @@ TrainConfig load_train_config(const YAML::Node& root, const std::string& path) {
       }
       if (k == 0) c.control = agents::PolicyControl::of(environment.controller);
     }
-    c.observation_size = orchestra::StateLayout::kStateSize;
+    c.observation_size = orchestra::state_size(c.control.state_features);
   }
   if (!c.a3c.init_policy.empty()) {
     try {

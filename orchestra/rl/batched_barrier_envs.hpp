@@ -41,7 +41,7 @@ class BatchedBarrierEnvs {
   bool episode_over(int k) const { return envs_.at(static_cast<std::size_t>(k))->episode_over(); }
   LocalSgdBarrierEnv& env(int k) { return *envs_.at(static_cast<std::size_t>(k)); }
   const env::StepBatcher& batcher() const { return *batcher_; }
-  int observation_size() const { return StateLayout::kStateSize; }
+  int observation_size() const { return envs_.front()->observation_size(); }
 
  private:
   std::shared_ptr<env::StepBatcher> batcher_;

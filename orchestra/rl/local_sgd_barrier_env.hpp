@@ -135,7 +135,7 @@ class LocalSgdBarrierEnv final : public BarrierEnv {
   // after the episode ended, std::logic_error before the first reset().
   StepResult step(int action) override;
   StepResult step(BarrierAction action) { return step(static_cast<int>(action)); }
-  int observation_size() const override { return StateLayout::kStateSize; }
+  int observation_size() const override { return state_size(config_.controller.state_features); }
 
   bool episode_over() const { return over_; }
   const env::ClusterSpec& cluster() const { return cluster_; }  // this episode's (drawn) cluster

@@ -207,6 +207,7 @@ TEST_CASE("a saved policy loads with the same weights and gives the same actions
   control.min_barrier_x_start = 0.25;
   control.max_barrier_x_start = 16;
   control.weighting = env::AverageWeighting::AllWorkers;
+  control.state_features = orchestra::StateFeatures::Progress;
   agents::A3cPolicy policy(agents::ActorCritic(agents::ActorCriticSpec{12, {16, 8}}), 42, control, {{"reward", "time"}, {"config", "x"}});
   policy.save(dir / "policy.pt");
   agents::A3cPolicy loaded = agents::A3cPolicy::load(dir / "policy.pt");

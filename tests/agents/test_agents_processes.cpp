@@ -201,6 +201,11 @@ TEST_CASE("orchestra-a3c deploys a policy file in orchestra run; a wrong file is
   control.interval_rounds = 2;
   agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{orchestra::StateLayout::kStateSize, {8}}), 0, control).save(dir / "p.pt");
   agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{8, {8}})).save(dir / "toy.pt");
+  // One trained on the state with the progress entries (25): deployed with that state.
+  agents::PolicyControl progress = control;
+  progress.state_features = orchestra::StateFeatures::Progress;
+  agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{orchestra::StateLayout::kProgressStateSize, {8}}), 0, progress)
+      .save(dir / "p25.pt");
   const std::string experiment = R"(name: deploy
 seed: 5
 data:
@@ -249,6 +254,13 @@ policies:
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("wrong.yaml:16: policies[1].policy:") != std::string::npos);
   CHECK(r.output.find("trained on observations of 8 entries") != std::string::npos);
+  r = run_with("progress", "p25.pt");
+  CHECK(r.exit_code == 0);
+  CHECK(testing::read_text(dir / "progress/orchestra-a3c/config.json").find("\"state\": \"progress\"") != std::string::npos);
+  r = run_with("base", "p25.pt, state: base");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("base.yaml:16: policies[1].state:") != std::string::npos);
+  CHECK(r.output.find("trained on observations of 25 entries; the barrier controller's state (base) has 22") != std::string::npos);
   r = run_with("seed", "p.pt, seed: 3");
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("policies[1].seed: only sampled actions use a seed") != std::string::npos);

@@ -47,6 +47,23 @@ class Spaces(unittest.TestCase):
         self.assertEqual(env.environment, "local-sgd")
         self.assertTrue(env.experiment.endswith("task_small.yaml"))
 
+    def test_the_progress_state_adds_three_bounded_entries(self):
+        # controller: {state: progress} (rl_state.hpp): the fall of the loss at this T against the
+        # T before, the last change of T (both signed) and the rounds at T.
+        env = orchestra.BarrierEnv(t.TRAIN_SMALL, controller={"state": "progress"})
+        box = env.observation_space
+        self.assertEqual(box.shape, (STATE_SIZE + 3,))
+        self.assertEqual(list(box.low[STATE_SIZE:]), [-1.0, -1.0, 0.0])
+        obs, _ = env.reset(seed=1)
+        seen_rounds_at_t = False
+        for action in (2, 1, 1, 0, 1, 1):
+            self.assertTrue(box.contains(obs), obs)
+            obs, _, terminated, truncated, _ = env.step(action)
+            seen_rounds_at_t = seen_rounds_at_t or obs[STATE_SIZE + 2] > 0
+            if terminated or truncated:
+                break
+        self.assertTrue(seen_rounds_at_t)
+
     def test_the_toy_environment_has_its_own_unbounded_observation(self):
         env = orchestra.BarrierEnv(t.TRAIN_SMALL, environment="toy")
         self.assertEqual(env.observation_space.shape, (8,))
