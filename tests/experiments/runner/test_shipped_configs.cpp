@@ -9,11 +9,13 @@
 #include <utility>
 #include <vector>
 
+#include "agents/policy_file.hpp"
 #include "common/errors.hpp"
 #include "experiments/config/config.hpp"
 #include "experiments/registry/policy_registry.hpp"
 #include "experiments/runner/experiment.hpp"
 #include "experiments/runner/train_config.hpp"
+#include "orchestra/rl_state.hpp"
 #include "test_helpers.hpp"
 
 namespace {
@@ -186,4 +188,27 @@ TEST_CASE("configs/a3c_surrogate.yaml: a3c_general's recipe on the shipped surro
   CHECK(fast.a3c.hidden == general.a3c.hidden);
   CHECK(fast.a3c.gamma == general.a3c.gamma);
   CHECK(fast.a3c.n_steps == general.a3c.n_steps);
+}
+
+TEST_CASE("configs/a3c_surrogate_progress.yaml: the surrogate recipe with the state's progress entries, nothing else changed") {
+  const std::string dir = std::string(ORCHESTRA_SOURCE_DIR) + "/configs/";
+  const auto base = experiments::load_train_config(dir + "a3c_surrogate.yaml");
+  experiments::TrainConfig progress;
+  REQUIRE_NOTHROW(progress = experiments::load_train_config(dir + "a3c_surrogate_progress.yaml"));
+  CHECK(base.control.state_features == orchestra::StateFeatures::Base);
+  CHECK(base.observation_size == orchestra::StateLayout::kStateSize);
+  CHECK(progress.control.state_features == orchestra::StateFeatures::Progress);
+  CHECK(progress.observation_size == orchestra::StateLayout::kProgressStateSize);
+  // Only the state differs, so the comparison in BENCHMARKS measures it.
+  agents::PolicyControl same = progress.control;
+  same.state_features = orchestra::StateFeatures::Base;
+  CHECK(same == base.control);
+  CHECK(progress.experiments == base.experiments);
+  CHECK(progress.reward == base.reward);
+  CHECK(progress.surrogate_file == base.surrogate_file);
+  CHECK(progress.a3c.hidden == base.a3c.hidden);
+  CHECK(progress.a3c.learning_rate == base.a3c.learning_rate);
+  CHECK(progress.a3c.envs_per_agent == base.a3c.envs_per_agent);
+  CHECK(progress.a3c.entropy_coef == base.a3c.entropy_coef);
+  CHECK(progress.a3c.seed == base.a3c.seed);
 }
