@@ -59,7 +59,7 @@ PolicyControl read_control(const c10::impl::GenericDict& c, const std::string& p
   if (c.contains("state")) {
     const std::string state = text(c, "state", path);
     const auto known = orchestra::state_features_from_name(state);
-    if (!known) throw common::DataError(path + ": controller.state must be base or progress, got " + state);
+    if (!known) throw common::DataError(path + ": controller.state must be base, progress or lead, got " + state);
     control.state_features = *known;
   }
   // The controller's own checks, so a hand-edited file fails here with its path.

@@ -16,8 +16,8 @@
 //         "rounds", "interval_rounds": 1, "min_T_ms": 0.0, "max_T_ms": 0.0 (bounds; 0 = default),
 //         "min_T_x_start": 0.0, "max_T_x_start": 0.0 (bounds as factors of the starting T; 0 = none),
 //         "weighting": "uniform" | "all_workers" (the model average; files without it: uniform),
-//         "state": "base" | "progress" (the state's entries, orchestra/rl_state.hpp; files without
-//         it: base, 22 entries; progress: 25)}
+//         "state": "base" | "progress" | "lead" (the state's entries, orchestra/rl_state.hpp; files
+//         without it: base, 22 entries; progress and lead: 25)}
 //   policy["training"]          -> {"config": "a3c_general", "algorithm": "a3c", "reward": "time",
 //                                   "reward_record": "episode", "environment": "...", and
 //                                   "init_policy": the file it was fine-tuned from, if any} (strings)

@@ -106,8 +106,8 @@ struct BarrierControllerOptions {
   // target is the T that reached it (`orchestra-a3c`'s `after_target: hold`, the default).
   double hold_at_accuracy = 0;
   int horizon_epochs = 0;        // episode length for the RL state's progress entry; 0 unknown
-  // The RL state's entries (rl_state.hpp): Base, or Progress (and the loss's fall at the current T
-  // against the T before it). A policy is deployed with the features it was trained on.
+  // The RL state's entries (rl_state.hpp): Base, Progress or Lead (and how the loss did at the
+  // current T against the T before it). A policy is deployed with the features it was trained on.
   StateFeatures state_features = StateFeatures::Base;
 
   static BarrierControllerOptions orchestra_lcm() { return {}; }
@@ -214,7 +214,7 @@ class BarrierController final : public env::BarrierPolicy {
   DecisionWindow window_;
   std::optional<DecisionWindow> last_window_, previous_window_;
   // The run's clock (the rounds' round_ms summed) and the rounds at the current T and at the one
-  // before it: StateFeatures::Progress.
+  // before it: StateFeatures::Progress and Lead.
   double clock_ms_ = 0;
   std::optional<ProgressStretch> stretch_, previous_stretch_;
   double first_loss_ = 0;

@@ -33,6 +33,14 @@ std::optional<double> ProgressStretch::rate_per_ms() const {
   return -(n * sum_ty_ - sum_t_ * sum_y_) / spread;
 }
 
+std::optional<double> ProgressStretch::log_loss_at(double clock_ms) const {
+  const auto rate = rate_per_ms();
+  if (!rate) return std::nullopt;
+  const auto n = static_cast<double>(points_);
+  // The least-squares line passes through the mean point.
+  return sum_y_ / n - *rate * (clock_ms - origin_ms_ - sum_t_ / n);
+}
+
 std::optional<std::pair<double, double>> ProgressStretch::last_point() const {
   if (points_ == 0) return std::nullopt;
   return std::make_pair(last_t_, last_loss_);

@@ -1,7 +1,7 @@
 // How fast the training loss falls at one barrier T: the rounds run since T last changed (a
 // "stretch"), for the state entries that compare the current T with the one before it
-// (rl_state.hpp, StateFeatures::Progress; issue 41 item 4: a state that can tell whether a longer
-// barrier pays).
+// (rl_state.hpp, StateFeatures::Progress and Lead; issue 41 item 4: a state that can tell whether
+// a longer barrier pays).
 //
 // The rate is the least-squares slope of ln(loss) against the run's clock over the stretch's
 // rounds, anchored at the previous stretch's last round, so a stretch of one round already has a
@@ -27,6 +27,8 @@ struct ProgressStretch {
   // -d ln(loss) / dt in 1/ms (positive while the loss falls); nullopt with fewer than two fitted
   // points or no spread in time.
   std::optional<double> rate_per_ms() const;
+  // ln(loss) the fitted line gives at `clock_ms` (the trend extrapolated); nullopt as rate_per_ms.
+  std::optional<double> log_loss_at(double clock_ms) const;
   // The latest fitted point (clock, loss), for the next stretch's anchor.
   std::optional<std::pair<double, double>> last_point() const;
 

@@ -44,12 +44,19 @@ void validate(const StateInputs& in) {
 // second up or down? A symmetric relative difference, so it is scale-free and defined whatever the
 // signs (a loss that rose at one T and fell at the other reads +-1).
 template <typename Set>
-void set_progress(const StateInputs& in, const Set& set) {
+void set_progress(const StateInputs& in, StateFeatures features, const Set& set) {
   const ProgressStretch* now = in.stretch;
   const ProgressStretch* before = in.previous_stretch;
   if (now) set(L::kRoundsAtBarrier, clamp01(std::log2(1.0 + static_cast<double>(now->rounds)) / kDoublings));
   if (!now || !before) return;
   set(L::kLastBarrierChange, doublings(now->barrier_ms, before->barrier_ms));
+  if (features == StateFeatures::Lead) {
+    // Lead: the latest loss against the old T's line at the same time (both on the run's clock).
+    const auto point = now->last_point();
+    const auto trend = point ? before->log_loss_at(point->first) : std::nullopt;
+    if (trend) set(L::kLossVsPreviousTrend, clamp11((std::log(point->second) - *trend) / std::log(2.0)));
+    return;
+  }
   const auto r = now->rate_per_ms(), r_before = before->rate_per_ms();
   if (r && r_before && std::abs(*r) + std::abs(*r_before) > 0)
     set(L::kProgressVsPreviousBarrier, clamp11((*r - *r_before) / (std::abs(*r) + std::abs(*r_before))));
@@ -86,7 +93,14 @@ double DecisionWindow::train_loss() const {
   return loss_steps > 0 ? loss_sum / static_cast<double>(loss_steps) : std::numeric_limits<double>::quiet_NaN();
 }
 
-const char* state_features_name(StateFeatures features) { return features == StateFeatures::Progress ? "progress" : "base"; }
+const char* state_features_name(StateFeatures features) {
+  switch (features) {
+    case StateFeatures::Progress: return "progress";
+    case StateFeatures::Lead: return "lead";
+    case StateFeatures::Base: break;
+  }
+  return "base";
+}
 
 std::optional<StateFeatures> state_features_from_name(const std::string& name) {
   for (const StateFeatures f : kStateFeatures)
@@ -94,14 +108,14 @@ std::optional<StateFeatures> state_features_from_name(const std::string& name) {
   return std::nullopt;
 }
 
-int state_size(StateFeatures features) { return features == StateFeatures::Progress ? L::kProgressStateSize : L::kStateSize; }
+int state_size(StateFeatures features) { return features == StateFeatures::Base ? L::kStateSize : L::kProgressStateSize; }
 
 StateBounds state_bounds(StateFeatures features) {
   const auto size = static_cast<std::size_t>(state_size(features));
   StateBounds b{std::vector<float>(size, 0.0f), std::vector<float>(size, 1.0f)};
   std::vector<int> signed_entries{L::kAccuracyChange, L::kLossTrend, L::kBarrierVsSlowest, L::kBarrierVsFastest,
                                   L::kBarrierVsComm, L::kBarrierVsStart, L::kLastAction};
-  if (features == StateFeatures::Progress) signed_entries.insert(signed_entries.end(), {L::kProgressVsPreviousBarrier, L::kLastBarrierChange});
+  if (features != StateFeatures::Base) signed_entries.insert(signed_entries.end(), {L::kProgressVsPreviousBarrier, L::kLastBarrierChange});
   for (const int signed_entry : signed_entries) b.low[static_cast<std::size_t>(signed_entry)] = -1.0f;
   return b;
 }
@@ -167,7 +181,7 @@ std::vector<float> build_state(const StateInputs& in, StateFeatures features) {
   set(L::kSlowdown, clamp11(slowdown / 2));
   set(L::kClusterSize, clamp01(std::log2(static_cast<double>(n_workers)) / kDoublings));
   set(L::kLastAction, std::clamp(in.last_action, -1, 1));
-  if (features == StateFeatures::Progress) set_progress(in, set);
+  if (features != StateFeatures::Base) set_progress(in, features, set);
   return state;
 }
 

@@ -48,6 +48,12 @@
 // | 23    | last change of T    | log2(T / T before it) / 6, clamped to [-1, 1] (0: never changed)  | (4)   |
 // | 24    | rounds at T         | log2(1 + rounds run at the current T) / 6, clamped to 1          | (1)   |
 //
+// With `state: lead` (StateFeatures::Lead) entry 22 is instead where the loss stands against the T
+// before: log2(the latest loss / the previous T's fitted trend extrapolated to now), clamped to
+// [-1, 1] (negative: the current T is ahead of where the old one was heading). Measured on the
+// static sweeps, a loss further down at the same time picks the faster of two barriers far more
+// often than a faster fall does (BENCHMARKS.md, "A state that can tell up from down").
+//
 // Before the first window (the observation at reset) the window entries (4, 7-10, 12) are 0 and
 // C is the cost model's estimate; NaN inputs (timing-only runs have no loss) give 0.
 #pragma once
@@ -65,10 +71,10 @@
 namespace orchestra {
 
 // Which entries the state has: Base, the 22 of the table (every policy trained before issue 41
-// item 4), or Progress, those and the three progress entries (25). A policy file records it.
-enum class StateFeatures { Base, Progress };
-inline constexpr std::array<StateFeatures, 2> kStateFeatures{StateFeatures::Base, StateFeatures::Progress};
-const char* state_features_name(StateFeatures features);  // "base", "progress"
+// item 4), or Progress or Lead, those and the three entries above (25). A policy file records it.
+enum class StateFeatures { Base, Progress, Lead };
+inline constexpr std::array<StateFeatures, 3> kStateFeatures{StateFeatures::Base, StateFeatures::Progress, StateFeatures::Lead};
+const char* state_features_name(StateFeatures features);  // "base", "progress", "lead"
 std::optional<StateFeatures> state_features_from_name(const std::string& name);
 int state_size(StateFeatures features);
 
@@ -97,8 +103,9 @@ struct StateLayout {
   static constexpr int kSlowdown = 19;
   static constexpr int kClusterSize = 20;
   static constexpr int kLastAction = 21;
-  // StateFeatures::Progress only
+  // StateFeatures::Progress and Lead only (entry 22: Progress's fall against fall, Lead's loss against trend)
   static constexpr int kProgressVsPreviousBarrier = 22;
+  static constexpr int kLossVsPreviousTrend = 22;
   static constexpr int kLastBarrierChange = 23;
   static constexpr int kRoundsAtBarrier = 24;
   static constexpr int kProgressStateSize = 25;
@@ -137,7 +144,7 @@ struct StateInputs {
   std::vector<int> local_steps;              // tau_n planned for the next window
   int max_local_steps = 64;
   int last_action = 0;
-  // StateFeatures::Progress: the rounds at the current T and those at the T before it (nullptr: none yet).
+  // StateFeatures::Progress and Lead: the rounds at the current T and those at the T before it (nullptr: none yet).
   const ProgressStretch* stretch = nullptr;
   const ProgressStretch* previous_stretch = nullptr;
 };

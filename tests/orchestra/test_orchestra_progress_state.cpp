@@ -178,3 +178,32 @@ TEST_CASE("barrier controller: a move of T starts a new stretch anchored at the 
   base.start(view);
   CHECK(base.observation().size() == 22);
 }
+
+TEST_CASE("lead state: the latest loss against the T before's fitted trend at the same time") {
+  // Before: ln L falls 1e-3 per ms over rounds ending at 100 ... 500 ms.
+  const ProgressStretch before = stretch(20, 1e-3, 0, 100, 5);
+  REQUIRE(before.log_loss_at(900));
+  CHECK(*before.log_loss_at(900) == doctest::Approx(std::log(2.0) - 0.9));  // the line extrapolated
+  CHECK_FALSE(ProgressStretch{}.log_loss_at(0));
+  // Now: the loss at 900 ms is half of where the old trend would be: one doubling ahead, -1.
+  ProgressStretch ahead;
+  ahead.barrier_ms = 40;
+  ahead.add(900, 2.0 * std::exp(-0.9) / 2);
+  StateInputs in = two_workers();
+  in.stretch = &ahead;
+  in.previous_stretch = &before;
+  auto s = orchestra::build_state(in, StateFeatures::Lead);
+  REQUIRE(s.size() == 25);
+  CHECK(at(s, L::kLossVsPreviousTrend) == doctest::Approx(-1.0));
+  CHECK(at(s, L::kLastBarrierChange) == doctest::Approx(1.0 / 6));
+  CHECK(at(s, L::kRoundsAtBarrier) == doctest::Approx(1.0 / 6));
+  // On the trend: 0; a fifth above it: log2(1.2).
+  ProgressStretch on_trend;
+  on_trend.barrier_ms = 40;
+  on_trend.add(900, 2.0 * std::exp(-0.9) * 1.2);
+  in.stretch = &on_trend;
+  s = orchestra::build_state(in, StateFeatures::Lead);
+  CHECK(at(s, L::kLossVsPreviousTrend) == doctest::Approx(std::log2(1.2)));
+  CHECK(orchestra::state_features_from_name("lead") == StateFeatures::Lead);
+  CHECK(orchestra::state_bounds(StateFeatures::Lead).low[L::kLossVsPreviousTrend] == -1.0f);
+}

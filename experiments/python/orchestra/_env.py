@@ -45,7 +45,7 @@ class BarrierEnv(_Base):
                the agents are the parallelism); Debian's python3-torch shares them. None: unchanged.
 
     Spaces: observation_space is a Box of float32 (22 entries of orchestra/rl_state.hpp within
-    their bounds, 25 with controller={"state": "progress"}; the toy environment's 8, unbounded);
+    their bounds, 25 with controller={"state": "progress"} or "lead"; the toy environment's 8, unbounded);
     action_space is Discrete(3): 0 decreases T,
     1 keeps it, 2 increases it (by the controller's unit or factor), the order of a policy's
     outputs (ACTION_MOVES gives the moves: -1, 0, +1).
