@@ -9,15 +9,16 @@
 #include "orchestra/barrier_controller.hpp"
 #include "orchestra/progress_stretch.hpp"
 #include "orchestra/rl_state.hpp"
+#include "orchestra/state_fixture.hpp"
 
 using orchestra::ProgressStretch;
 using orchestra::StateFeatures;
 using orchestra::StateInputs;
 using L = orchestra::StateLayout;
+using testing::at;
+using testing::two_workers;
 
 namespace {
-
-float at(const std::vector<float>& s, int i) { return s[static_cast<std::size_t>(i)]; }
 
 // rounds of an exponentially falling loss, L(t) = 2 exp(-rate t), ending at `from_ms` + k * `round_ms`
 ProgressStretch stretch(double barrier_ms, double rate, double from_ms, double round_ms, int rounds) {
@@ -28,19 +29,6 @@ ProgressStretch stretch(double barrier_ms, double rate, double from_ms, double r
     s.add(t, 2.0 * std::exp(-rate * t));
   }
   return s;
-}
-
-StateInputs two_workers() {
-  StateInputs in;
-  in.batch_ms = {10, 20};
-  in.start_batch_ms = {10, 20};
-  in.local_steps = {4, 2};
-  in.barrier_ms = 40;
-  in.start_barrier_ms = 20;
-  in.min_barrier_ms = 10;
-  in.max_barrier_ms = 640;
-  in.comm_ms = 160;
-  return in;
 }
 
 }  // namespace

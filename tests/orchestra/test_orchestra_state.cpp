@@ -7,28 +7,15 @@
 #include <vector>
 
 #include "orchestra/rl_state.hpp"
+#include "orchestra/state_fixture.hpp"
 
 using orchestra::DecisionWindow;
 using orchestra::StateInputs;
 using L = orchestra::StateLayout;
+using testing::at;
+using testing::two_workers;
 
 namespace {
-
-float at(const std::vector<float>& s, int i) { return s[static_cast<std::size_t>(i)]; }
-
-StateInputs two_workers() {
-  StateInputs in;
-  in.batch_ms = {10, 20};  // 2080 Ti and T4 at their batch
-  in.start_batch_ms = {10, 20};
-  in.local_steps = {4, 2};
-  in.max_local_steps = 64;
-  in.barrier_ms = 40;
-  in.start_barrier_ms = 20;
-  in.min_barrier_ms = 10;
-  in.max_barrier_ms = 640;
-  in.comm_ms = 160;
-  return in;
-}
 
 env::RoundReport round(std::int64_t index, double busy0, double busy1, double comm, double loss) {
   env::RoundReport r;
