@@ -1,5 +1,6 @@
 #include "experiments/cli/cli_args.hpp"
 
+#include <cmath>
 #include <set>
 #include <sstream>
 
@@ -72,6 +73,19 @@ std::vector<std::uint64_t> parse_seed_list(const std::string& flag, const std::s
   }
   if (seeds.empty() || seeds.size() > 1000) bad("expected between 1 and 1,000 seeds");
   return seeds;
+}
+
+std::vector<double> parse_positive_list(const std::string& flag, const std::string& value) {
+  std::vector<double> numbers;
+  std::stringstream items(value);
+  for (std::string item; std::getline(items, item, ',');) {
+    const auto number = parse_whole_number(item);
+    if (!number || !std::isfinite(*number) || *number <= 0)
+      throw UsageError(flag + ": expected numbers > 0 like 1,1.2,1.5, got '" + value + "'");
+    numbers.push_back(*number);
+  }
+  if (numbers.empty()) throw UsageError(flag + ": expected numbers > 0 like 1,1.2,1.5, got '" + value + "'");
+  return numbers;
 }
 
 }  // namespace experiments

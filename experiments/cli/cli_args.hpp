@@ -44,6 +44,9 @@ std::optional<double> parse_whole_number(const std::string& text);
 // else, a seed listed twice, or more than 1,000.
 std::vector<std::uint64_t> parse_seed_list(const std::string& flag, const std::string& value);
 
+// A comma-separated list of finite numbers > 0 ("1,1.2,1.5"); UsageError naming the flag otherwise.
+std::vector<double> parse_positive_list(const std::string& flag, const std::string& value);
+
 // `value` of `flag` as one of a typed enum's spellings; UsageError "--model: expected mlp, cnn or
 // resnet, got 'x'" otherwise.
 template <class E>

@@ -1,5 +1,6 @@
-// `orchestra surrogate log|fit|fidelity`: the surrogate of training (env/surrogate/) is made from
-// rounds of real training (log), fitted and chosen on held-out episodes (fit), and judged against
+// `orchestra surrogate log|fit|calibrate|fidelity`: the surrogate of training (env/surrogate/) is
+// made from rounds of real training (log), fitted and chosen on held-out episodes (fit), its drift
+// penalty corrected on real static sweeps of validation clusters (calibrate), and judged against
 // real training on clusters it was not fitted on (fidelity).
 #include <cstdio>
 #include <iostream>
@@ -16,6 +17,7 @@
 #include "experiments/surrogate/fidelity_run.hpp"
 #include "experiments/surrogate/logged_episodes.hpp"
 #include "experiments/surrogate/round_log.hpp"
+#include "experiments/surrogate/surrogate_calibration.hpp"
 #include "experiments/surrogate/surrogate_fit.hpp"
 #include "experiments/surrogate/surrogate_replay.hpp"
 
@@ -24,7 +26,8 @@ namespace {
 
 const char* kSurrogateHelp = R"(usage: orchestra surrogate log TRAIN_CONFIG [--episodes N] [--first K] [--seed S] [--out DIR] [--quiet]
        orchestra surrogate fit LOG_DIR... [--out FILE] [--forms progress-noise,sample-clock] [--quiet]
-       orchestra surrogate fidelity SURROGATE.json CONFIG... [--seeds 1-3] [--jobs N] [--real DIR] [--out DIR]
+       orchestra surrogate calibrate SURROGATE.json CONFIG... [--real DIR]... [--scales LIST] [--out FILE] [--work DIR]
+       orchestra surrogate fidelity SURROGATE.json CONFIG... [--seeds 1-3] [--jobs N] [--real DIR]... [--out DIR]
 
 The surrogate of training: a fitted model of how the global model's test loss and accuracy move in
 one round of local SGD, given what the round did, so that the barrier-tuning RL environment runs
@@ -55,6 +58,21 @@ at microseconds per round (README, "The surrogate of training").
       --judge FILE   fit nothing: print how well the surrogate FILE predicts the held-out episodes
       --paths CSV    with --judge: every logged round beside the surrogate's expected path
 
+  calibrate SURROGATE.json CONFIG...
+                     the fitted surrogate with its replicas' drift measured in units SCALE times
+                     larger (both drift scales of env/surrogate/surrogate_model.hpp), for each
+                     SCALE of a grid judged as fidelity judges (below) against real sweeps of the
+                     configs; the one that finds the real best static T (or an adjacent one) on
+                     the most clusters, then with the lowest mean |error| over every sweep point,
+                     is written to FILE (its "fit" report kept, the grid under "calibration").
+                     Choose on validation clusters; judge the result on others with fidelity
+      --real DIR     an earlier real evaluation of (some of) the configs, reused; repeatable
+                     (default: run the real evaluation once, in the work folder)
+      --scales LIST  drift scales to try, comma-separated (default 1,1.1,1.2,1.3,1.4,1.5)
+      --seeds LIST, --jobs N, --policy P.pt   as for fidelity
+      --work DIR     one fidelity folder per scale (default results/surrogate-calibration)
+      --out FILE     (default surrogate-calibrated.json)
+
   fidelity SURROGATE.json CONFIG...
                      orchestra evaluate's static-T sweep (with orchestra-lcm, random moves and a
                      policy) on the configs with real training and on the surrogate, compared per
@@ -64,13 +82,15 @@ at microseconds per round (README, "The surrogate of training").
       --jobs N       seeds run at once, in processes (default 1)
       --policy P.pt  the policy judged beside the sweep; its move and interval set the sweep's
                      (default pretrained/orchestra-a3c.pt)
-      --real DIR     an earlier real evaluation of the same configs and seeds, reused
+      --real DIR     an earlier real evaluation of the same configs and seeds, reused;
+                     repeatable (e.g. one folder per set of configs)
       --out DIR      (default results/surrogate-fidelity)
 
 examples:
   nice -n 5 orchestra surrogate log configs/a3c_general.yaml --episodes 200 --out results/surrogate-log
   orchestra surrogate fit results/surrogate-log --out surrogate.json
-  orchestra surrogate fidelity surrogate.json configs/heldout/*.yaml --seeds 1-3 --jobs 2
+  orchestra surrogate calibrate surrogate.json results/validation/*.yaml --real results/validation-real --out calibrated.json
+  orchestra surrogate fidelity calibrated.json configs/heldout/*.yaml --seeds 1-3 --jobs 2
 )";
 
 int surrogate_log(ArgCursor& arg) {
@@ -196,7 +216,7 @@ int surrogate_fidelity(ArgCursor& arg) {
     } else if (a == "--policy") {
       options.policy = arg.value();
     } else if (a == "--real") {
-      options.real_from = arg.value();
+      options.real_from.push_back(arg.value());
     } else if (a == "--out") {
       options.out_dir = arg.value();
     } else if (a == "--quiet") {
@@ -217,6 +237,45 @@ int surrogate_fidelity(ArgCursor& arg) {
   return 0;
 }
 
+int surrogate_calibrate(ArgCursor& arg) {
+  SurrogateCalibrationOptions options;
+  while (arg.next()) {
+    const std::string& a = arg.arg();
+    if (arg.is_help()) {
+      std::cout << kSurrogateHelp;
+      return 0;
+    } else if (a == "--seeds") {
+      options.seeds = parse_seed_list("--seeds", arg.value());
+    } else if (a == "--jobs") {
+      options.jobs = static_cast<int>(arg.integer(1, 64));
+    } else if (a == "--policy") {
+      options.policy = arg.value();
+    } else if (a == "--real") {
+      options.real_from.push_back(arg.value());
+    } else if (a == "--scales") {
+      options.scales = parse_positive_list("--scales", arg.value());
+    } else if (a == "--work") {
+      options.work_dir = arg.value();
+    } else if (a == "--out") {
+      options.out = arg.value();
+    } else if (a == "--quiet") {
+      options.quiet = true;
+    } else if (arg.is_option()) {
+      throw UsageError("calibrate: unknown option " + a + "\n" + kSurrogateHelp);
+    } else if (options.surrogate.empty()) {
+      options.surrogate = a;
+    } else {
+      options.configs.push_back(a);
+    }
+  }
+  if (options.surrogate.empty() || options.configs.empty())
+    throw UsageError(std::string("calibrate needs SURROGATE.json and at least one CONFIG\n") + kSurrogateHelp);
+  const SurrogateCalibrationResult result = calibrate_surrogate(options);
+  std::cout << calibration_markdown(result);
+  if (!options.quiet) std::fprintf(stderr, "surrogate calibrate: wrote %s (drift scale %g)\n", options.out.c_str(), result.points[result.chosen].scale);
+  return 0;
+}
+
 }  // namespace
 
 int command_surrogate(const Args& args) {
@@ -228,8 +287,9 @@ int command_surrogate(const Args& args) {
   const std::string verb = arg.arg();
   if (verb == "log") return surrogate_log(arg);
   if (verb == "fit") return surrogate_fit(arg);
+  if (verb == "calibrate") return surrogate_calibrate(arg);
   if (verb == "fidelity") return surrogate_fidelity(arg);
-  throw UsageError("unknown surrogate command '" + verb + "' (log, fit or fidelity)\n" + kSurrogateHelp);
+  throw UsageError("unknown surrogate command '" + verb + "' (log, fit, calibrate or fidelity)\n" + kSurrogateHelp);
 }
 
 }  // namespace experiments

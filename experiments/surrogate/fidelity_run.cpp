@@ -48,20 +48,28 @@ FidelityRunResult run_surrogate_fidelity(const FidelityRunOptions& options) {
   evaluate.seeds = options.seeds;
   evaluate.jobs = options.jobs;
   evaluate.quiet = options.quiet;
-  result.real_dir = options.real_from.empty() ? (out / "real").string() : options.real_from;
+  result.real_dirs = options.real_from;
   if (options.real_from.empty()) {
     evaluate.configs = options.configs;
-    evaluate.out_dir = result.real_dir;
+    evaluate.out_dir = (out / "real").string();
     run_evaluation(evaluate);
+    result.real_dirs = {evaluate.out_dir};
   }
   evaluate.configs = variant_paths;
   result.surrogate_dir = (out / "surrogate").string();
   evaluate.out_dir = result.surrogate_dir;
   run_evaluation(evaluate);
-  result.fidelity = compare_surrogate(read_evaluation_runs(result.real_dir), read_evaluation_runs(result.surrogate_dir));
+  std::vector<ControllerRun> real;
+  std::string real_names;
+  for (const auto& dir : result.real_dirs) {
+    const auto runs = read_evaluation_runs(dir);
+    real.insert(real.end(), runs.begin(), runs.end());
+    real_names += (real_names.empty() ? "" : ", ") + dir;
+  }
+  result.fidelity = compare_surrogate(real, read_evaluation_runs(result.surrogate_dir));
   const std::string md = (out / "fidelity.md").string(), csv = (out / "fidelity.csv").string();
   common::write_file_atomic(md, "# The surrogate of training against real training\n\nSurrogate: " + options.surrogate + "; real runs: " +
-                                    result.real_dir + "; surrogate runs: " + result.surrogate_dir + ".\n\n" +
+                                    real_names + "; surrogate runs: " + result.surrogate_dir + ".\n\n" +
                                     surrogate_fidelity_markdown(result.fidelity));
   common::write_file_atomic(csv, surrogate_fidelity_csv(result.fidelity));
   result.files = {md, csv};

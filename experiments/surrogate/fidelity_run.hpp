@@ -18,14 +18,17 @@ struct FidelityRunOptions {
   std::vector<std::uint64_t> seeds{1, 2, 3};
   std::string policy = "pretrained/orchestra-a3c.pt";  // judged beside the sweep; sets its move and interval
   std::string out_dir = "results/surrogate-fidelity";
-  std::string real_from;                 // an earlier real evaluation of these configs: reused, not rerun
+  // Earlier real evaluations of these configs (`orchestra evaluate --out` folders, e.g. one for
+  // each set of configs): reused, not rerun; empty: the real evaluation runs here.
+  std::vector<std::string> real_from;
   int jobs = 1;
   bool quiet = false;
 };
 
 struct FidelityRunResult {
   SurrogateFidelity fidelity;
-  std::string real_dir, surrogate_dir;
+  std::vector<std::string> real_dirs;
+  std::string surrogate_dir;
   std::vector<std::string> files;        // fidelity.md, fidelity.csv
 };
 

@@ -1,6 +1,7 @@
 // The surrogate's commands end to end, as a researcher runs them: `orchestra surrogate log` on a
 // tiny workload, `orchestra surrogate fit` on its logs, then `orchestra run` of an experiment with
-// runtime.training: surrogate, which writes the usual results files, the same for the same seed.
+// runtime.training: surrogate, which writes the usual results files, the same for the same seed;
+// `orchestra surrogate calibrate` on that surrogate, with its bad inputs.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -36,10 +37,8 @@ controller: {move: multiplicative, factor: 2, interval: rounds, interval_rounds:
 a3c: {agents: 1, total_updates: 1}
 )";
 
-}  // namespace
-
-TEST_CASE("orchestra surrogate log, fit, then run on the surrogate: the usual results files, the same per seed") {
-  testing::TempDir dir;
+// `surrogate log` then `surrogate fit` of the tiny workload in `dir`: dir/s.json.
+void fit_tiny_surrogate(const testing::TempDir& dir) {
   testing::write_text(dir / "task.yaml", kTask);
   testing::write_text(dir / "train.yaml", kTrain);
   const auto log = testing::run_command(kBinary + " surrogate log " + (dir / "train.yaml") + " --episodes 10 --chunk 5 --after-target 0.2 --out " +
@@ -48,6 +47,13 @@ TEST_CASE("orchestra surrogate log, fit, then run on the surrogate: the usual re
   const auto fit = testing::run_command(kBinary + " surrogate fit " + (dir / "log") + " --out " + (dir / "s.json") +
                                         " --draws 2 --iterations 20 --quiet");
   REQUIRE_MESSAGE(fit.exit_code == 0, fit.output);
+}
+
+}  // namespace
+
+TEST_CASE("orchestra surrogate log, fit, then run on the surrogate: the usual results files, the same per seed") {
+  testing::TempDir dir;
+  fit_tiny_surrogate(dir);
   const auto surrogate = env::read_surrogate(dir / "s.json");
   CHECK(surrogate->task.model == "mlp [16]");
   const auto report = nlohmann::json::parse(testing::read_text(dir / "s.json"))["fit"];
@@ -80,4 +86,65 @@ TEST_CASE("orchestra surrogate log, fit, then run on the surrogate: the usual re
   }
   const auto resolved = nlohmann::json::parse(testing::read_text(dir / "r1/orchestra-lcm/config.json"));
   CHECK(resolved["runtime"]["training"] == "surrogate");
+}
+
+TEST_CASE("orchestra surrogate calibrate: real sweep once, one fidelity per drift scale, the chosen model written with its grid") {
+  testing::TempDir dir;
+  fit_tiny_surrogate(dir);
+  const auto fitted = env::read_surrogate(dir / "s.json");
+  const std::string base = kBinary + " surrogate calibrate " + (dir / "s.json") + " " + (dir / "task.yaml") + " --seeds 1 --work " + (dir / "work") +
+                           " --policy " + ORCHESTRA_SOURCE_DIR + "/pretrained/orchestra-a3c.pt";
+  const auto run = testing::run_command(base + " --scales 1,4 --out " + (dir / "c.json") + " --quiet");
+  REQUIRE_MESSAGE(run.exit_code == 0, run.output);
+  // The real evaluation ran once, in the work folder; each scale has its own fidelity folder.
+  CHECK(std::filesystem::exists(dir / "work/real/evaluation.csv"));
+  for (const char* scale : {"scale-1", "scale-4"}) CHECK(std::filesystem::exists(dir / (std::string("work/") + scale + "/fidelity.csv")));
+  const auto file = nlohmann::json::parse(testing::read_text(dir / "c.json"));
+  const auto& calibration = file["fit"]["calibration"];
+  REQUIRE(calibration["grid"].size() == 2);
+  CHECK(calibration["grid"][1]["drift_scale"] == 4.0);
+  CHECK(calibration["grid"][0]["clusters"] == 1);
+  CHECK(file["fit"].contains("forms"));  // the fit's own report is kept
+  const double chosen = calibration["drift_scale"].get<double>();
+  CHECK((chosen == 1.0 || chosen == 4.0));
+  const auto calibrated = env::read_surrogate(dir / "c.json");
+  CHECK(calibrated->progress.drift_scale == doctest::Approx(fitted->progress.drift_scale * chosen));
+  CHECK(calibrated->noise.divergence_scale == doctest::Approx(fitted->noise.divergence_scale * chosen));
+  CHECK(calibrated->curve.floor == fitted->curve.floor);
+  CHECK(run.output.find("| drift scale |") != std::string::npos);
+
+  // Reusing that real evaluation: the same grid point gives the same figures; a grid of one is
+  // that scale applied.
+  const auto again = testing::run_command(base + " --scales 4 --real " + (dir / "work/real") + " --out " + (dir / "c2.json") + " --quiet");
+  REQUIRE_MESSAGE(again.exit_code == 0, again.output);
+  const auto second = nlohmann::json::parse(testing::read_text(dir / "c2.json"));
+  CHECK(second["fit"]["calibration"]["drift_scale"] == 4.0);
+  CHECK(second["fit"]["calibration"]["grid"][0] == calibration["grid"][1]);
+  CHECK(env::read_surrogate(dir / "c2.json")->progress.drift_scale == doctest::Approx(fitted->progress.drift_scale * 4));
+
+  // Several real folders, one per set of configs (--real is repeatable, for fidelity too): a
+  // second cluster evaluated on its own joins the first.
+  std::string other = kTask;
+  other.replace(other.find("name: task"), 10, "name: task_b");
+  other.replace(other.find("bandwidth_gbps: 1,"), 18, "bandwidth_gbps: 10,");
+  testing::write_text(dir / "task_b.yaml", other);
+  const std::string shipped = std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/orchestra-a3c.pt";
+  const auto real_b = testing::run_command(kBinary + " evaluate " + shipped + " " + (dir / "task_b.yaml") + " --seeds 1 --quiet --out " + (dir / "real_b"));
+  REQUIRE_MESSAGE(real_b.exit_code == 0, real_b.output);
+  const auto both = testing::run_command(kBinary + " surrogate calibrate " + (dir / "s.json") + " " + (dir / "task.yaml") + " " + (dir / "task_b.yaml") +
+                                         " --seeds 1 --scales 1 --real " + (dir / "work/real") + " --real " + (dir / "real_b") + " --policy " + shipped +
+                                         " --work " + (dir / "work2") + " --out " + (dir / "c3.json") + " --quiet");
+  REQUIRE_MESSAGE(both.exit_code == 0, both.output);
+  const auto third = nlohmann::json::parse(testing::read_text(dir / "c3.json"));
+  CHECK(third["fit"]["calibration"]["grid"][0]["clusters"] == 2);
+  CHECK(third["fit"]["calibration"]["real_runs"].size() == 2);
+
+  // Bad input: one readable line naming what is wrong, non-zero, nothing written.
+  const auto zero = testing::run_command(base + " --scales 1,0 --out " + (dir / "bad.json"));
+  CHECK(zero.exit_code != 0);
+  CHECK(zero.output.find("--scales: expected numbers > 0") != std::string::npos);
+  const auto missing = testing::run_command(base + " --real " + (dir / "nowhere") + " --out " + (dir / "bad.json"));
+  CHECK(missing.exit_code != 0);
+  CHECK(missing.output.find("nowhere: no such folder") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "bad.json"));
 }

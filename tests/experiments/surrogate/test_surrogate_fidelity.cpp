@@ -8,6 +8,7 @@
 
 #include "common/errors.hpp"
 #include "experiments/surrogate/fidelity_run.hpp"
+#include "experiments/surrogate/surrogate_calibration.hpp"
 #include "experiments/surrogate/surrogate_fidelity.hpp"
 #include "test_helpers.hpp"
 
@@ -94,4 +95,46 @@ TEST_CASE("surrogate fidelity: a config's surrogate variant trains on the surrog
   CHECK(text.find(std::filesystem::absolute("s.json").string()) != std::string::npos);
   CHECK(text.find((dir.path / "data").string()) != std::string::npos);
   CHECK(text.find("threads: 1") != std::string::npos);
+}
+
+TEST_CASE("surrogate calibration: both drift scales scaled, misses counted per side, the choice by its rules") {
+  env::SurrogateModel model;
+  model.progress.drift_scale = 300;
+  model.noise.divergence_scale = 400;
+  model.progress.drift_exponent = 4;
+  const auto scaled = experiments::with_drift_scale(model, 1.5);
+  CHECK(scaled.progress.drift_scale == doctest::Approx(450));
+  CHECK(scaled.noise.divergence_scale == doctest::Approx(600));
+  CHECK(scaled.progress.drift_exponent == 4);
+  for (double bad : {0.0, -1.0, std::nan("")}) CHECK_THROWS_AS(experiments::with_drift_scale(model, bad), std::invalid_argument);
+
+  // One cluster, two seeds: at 400 ms the surrogate misses once where real training reached on
+  // both seeds; at 800 ms real training misses twice where the surrogate reached on both.
+  std::vector<ControllerRun> real = {sweep("a", 1, 200, 8), sweep("a", 2, 200, 8), sweep("a", 1, 400, 9), sweep("a", 2, 400, 9),
+                                     sweep("a", 1, 800, std::nullopt), sweep("a", 2, 800, std::nullopt)};
+  std::vector<ControllerRun> surrogate = {sweep("a", 1, 200, 8), sweep("a", 2, 200, 8), sweep("a", 1, 400, std::nullopt),
+                                          sweep("a", 2, 400, 9), sweep("a", 1, 800, 12), sweep("a", 2, 800, 12)};
+  const auto point = experiments::calibration_point(1.3, experiments::compare_surrogate(real, surrogate));
+  CHECK(point.scale == 1.3);
+  CHECK(point.clusters == 1);
+  CHECK(point.best_same_or_adjacent == 1);
+  CHECK(point.surrogate_only_misses == 1);
+  CHECK(point.real_only_misses == 2);
+
+  using P = experiments::CalibrationPoint;
+  const auto p = [](double scale, int same, double error) {
+    P x;
+    x.scale = scale;
+    x.clusters = 16;
+    x.best_same_or_adjacent = same;
+    x.mean_abs_error_sweep = error;
+    return x;
+  };
+  // More clusters with the best T found beats a lower error; then the lower error; then nearer 1.
+  CHECK(experiments::choose_calibration({p(1, 12, 0.10), p(1.2, 14, 0.20), p(1.4, 13, 0.05)}) == 1);
+  CHECK(experiments::choose_calibration({p(1, 14, 0.13), p(1.2, 14, 0.09), p(1.3, 14, 0.10)}) == 1);
+  CHECK(experiments::choose_calibration({p(1.5, 14, 0.1), p(0.8, 14, 0.1), p(1.1, 14, 0.1)}) == 2);
+  CHECK_THROWS_AS(experiments::choose_calibration({}), std::invalid_argument);
+  const std::string md = experiments::calibration_markdown({{p(1, 12, 0.1), p(1.2, 14, 0.2)}, 1, model});
+  CHECK(md.find("| **1.2** (chosen) | 14 of 16 | 20.0% |") != std::string::npos);
 }

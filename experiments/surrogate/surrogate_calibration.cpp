@@ -1,0 +1,155 @@
+#include "experiments/surrogate/surrogate_calibration.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "common/errors.hpp"
+#include "env/surrogate/surrogate_file.hpp"
+#include "experiments/runner/evaluation.hpp"
+#include "experiments/surrogate/fidelity_run.hpp"
+
+namespace experiments {
+
+namespace fs = std::filesystem;
+
+env::SurrogateModel with_drift_scale(const env::SurrogateModel& model, double scale) {
+  if (!(scale > 0) || !std::isfinite(scale)) throw std::invalid_argument("drift scale: expected a number > 0");
+  env::SurrogateModel scaled = model;
+  scaled.progress.drift_scale *= scale;
+  scaled.noise.divergence_scale *= scale;
+  return scaled;
+}
+
+CalibrationPoint calibration_point(double scale, const SurrogateFidelity& fidelity) {
+  CalibrationPoint p;
+  p.scale = scale;
+  p.clusters = static_cast<int>(fidelity.clusters.size());
+  p.best_same_or_adjacent = fidelity.best_same_or_adjacent;
+  p.mean_abs_error_sweep = fidelity.mean_abs_error_sweep;
+  for (const auto& c : fidelity.clusters)
+    for (const auto& t : c.sweep) {
+      if (t.real_misses == 0) p.surrogate_only_misses += t.surrogate_misses;
+      if (t.surrogate_misses == 0) p.real_only_misses += t.real_misses;
+    }
+  return p;
+}
+
+std::size_t choose_calibration(const std::vector<CalibrationPoint>& points) {
+  if (points.empty()) throw std::invalid_argument("surrogate calibration: no scales");
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    const auto& p = points[i];
+    const auto& b = points[best];
+    if (p.best_same_or_adjacent != b.best_same_or_adjacent) {
+      if (p.best_same_or_adjacent > b.best_same_or_adjacent) best = i;
+    } else if (p.mean_abs_error_sweep != b.mean_abs_error_sweep) {
+      if (p.mean_abs_error_sweep < b.mean_abs_error_sweep) best = i;
+    } else if (std::abs(std::log(p.scale)) < std::abs(std::log(b.scale))) {
+      best = i;
+    }
+  }
+  return best;
+}
+
+namespace {
+
+std::string scale_name(double scale) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "scale-%g", scale);
+  return buf;
+}
+
+nlohmann::json read_fit_report(const std::string& path) {
+  std::ifstream in(path);
+  const auto json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  return json.is_object() && json.contains("fit") ? json["fit"] : nlohmann::json::object();
+}
+
+}  // namespace
+
+SurrogateCalibrationResult calibrate_surrogate(const SurrogateCalibrationOptions& options) {
+  if (options.configs.empty()) throw common::UsageError("calibrate needs at least one CONFIG");
+  if (options.scales.empty()) throw common::UsageError("calibrate: --scales needs at least one scale");
+  for (double s : options.scales)
+    if (!(s > 0) || !std::isfinite(s)) throw common::UsageError("calibrate: --scales: every scale must be a number > 0");
+  for (const auto& dir : options.real_from)
+    if (!fs::is_directory(dir)) throw common::DataError(dir + ": no such folder (--real: an orchestra evaluate --out folder)");
+  const auto fitted = env::read_surrogate(options.surrogate);  // a bad file stops here
+  const fs::path work(options.work_dir);
+  fs::create_directories(work);
+
+  std::vector<std::string> real_from = options.real_from;
+  if (real_from.empty()) {  // once, not per scale
+    EvaluateOptions evaluate;
+    evaluate.policies = {options.policy};
+    evaluate.seeds = options.seeds;
+    evaluate.jobs = options.jobs;
+    evaluate.quiet = options.quiet;
+    evaluate.configs = options.configs;
+    evaluate.out_dir = (work / "real").string();
+    run_evaluation(evaluate);
+    real_from = {evaluate.out_dir};
+  }
+
+  SurrogateCalibrationResult result;
+  for (double scale : options.scales) {
+    const fs::path dir = work / scale_name(scale);
+    fs::create_directories(dir);
+    const std::string file = (dir / "surrogate.json").string();
+    env::write_surrogate(file, with_drift_scale(*fitted, scale));
+    FidelityRunOptions fidelity;
+    fidelity.surrogate = file;
+    fidelity.configs = options.configs;
+    fidelity.seeds = options.seeds;
+    fidelity.policy = options.policy;
+    fidelity.out_dir = dir.string();
+    fidelity.real_from = real_from;
+    fidelity.jobs = options.jobs;
+    fidelity.quiet = true;
+    result.points.push_back(calibration_point(scale, run_surrogate_fidelity(fidelity).fidelity));
+    if (!options.quiet) {
+      const auto& p = result.points.back();
+      std::fprintf(stderr, "surrogate calibrate: drift scale %g: best T same or adjacent on %d of %d, sweep mean |error| %.1f%%\n", scale,
+                   p.best_same_or_adjacent, p.clusters, 100 * p.mean_abs_error_sweep);
+    }
+  }
+  result.chosen = choose_calibration(result.points);
+  result.model = with_drift_scale(*fitted, result.points[result.chosen].scale);
+
+  nlohmann::json report = read_fit_report(options.surrogate);
+  nlohmann::json grid = nlohmann::json::array();
+  for (const auto& p : result.points)
+    grid.push_back({{"drift_scale", p.scale},
+                    {"clusters", p.clusters},
+                    {"best_same_or_adjacent", p.best_same_or_adjacent},
+                    {"sweep_mean_abs_error", p.mean_abs_error_sweep},
+                    {"surrogate_only_misses", p.surrogate_only_misses},
+                    {"real_only_misses", p.real_only_misses}});
+  report["calibration"] = {{"fitted", fs::absolute(options.surrogate).lexically_normal().string()},
+                           {"drift_scale", result.points[result.chosen].scale},
+                           {"configs", options.configs},
+                           {"real_runs", real_from},
+                           {"grid", grid}};
+  env::write_surrogate(options.out, result.model, report);
+  return result;
+}
+
+std::string calibration_markdown(const SurrogateCalibrationResult& result) {
+  std::string md =
+      "| drift scale | best static T same or adjacent | sweep mean abs. error | missed only on the surrogate (runs) | missed only in real training "
+      "(runs) |\n|---:|---:|---:|---:|---:|\n";
+  for (std::size_t i = 0; i < result.points.size(); ++i) {
+    const auto& p = result.points[i];
+    char row[256];
+    std::snprintf(row, sizeof row, "| %s%g%s | %d of %d | %.1f%% | %d | %d |\n", i == result.chosen ? "**" : "", p.scale,
+                  i == result.chosen ? "** (chosen)" : "", p.best_same_or_adjacent, p.clusters, 100 * p.mean_abs_error_sweep,
+                  p.surrogate_only_misses, p.real_only_misses);
+    md += row;
+  }
+  return md;
+}
+
+}  // namespace experiments
