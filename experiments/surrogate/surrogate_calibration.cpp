@@ -128,7 +128,7 @@ SurrogateCalibrationResult calibrate_surrogate(const SurrogateCalibrationOptions
                     {"sweep_mean_abs_error", p.mean_abs_error_sweep},
                     {"surrogate_only_misses", p.surrogate_only_misses},
                     {"real_only_misses", p.real_only_misses}});
-  report["calibration"] = {{"fitted", fs::absolute(options.surrogate).lexically_normal().string()},
+  report["calibration"] = {{"fitted", options.surrogate},
                            {"drift_scale", result.points[result.chosen].scale},
                            {"configs", options.configs},
                            {"real_runs", real_from},

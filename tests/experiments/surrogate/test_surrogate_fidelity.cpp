@@ -1,12 +1,15 @@
 // The surrogate against real training (experiments/surrogate/surrogate_fidelity.hpp): hand-made
-// evaluations whose best static T, adjacency and errors are worked out by hand.
+// evaluations whose best static T, adjacency and errors are worked out by hand; the calibration of
+// its drift scales (surrogate_calibration.hpp) and the calibrated file shipped in pretrained/.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "common/errors.hpp"
+#include "env/surrogate/surrogate_file.hpp"
 #include "experiments/surrogate/fidelity_run.hpp"
 #include "experiments/surrogate/surrogate_calibration.hpp"
 #include "experiments/surrogate/surrogate_fidelity.hpp"
@@ -137,4 +140,20 @@ TEST_CASE("surrogate calibration: both drift scales scaled, misses counted per s
   CHECK_THROWS_AS(experiments::choose_calibration({}), std::invalid_argument);
   const std::string md = experiments::calibration_markdown({{p(1, 12, 0.1), p(1.2, 14, 0.2)}, 1, model});
   CHECK(md.find("| **1.2** (chosen) | 14 of 16 | 20.0% |") != std::string::npos);
+}
+
+TEST_CASE("pretrained/surrogate-controller-task-calibrated.json is the shipped fit with its recorded drift scale, nothing else changed") {
+  const std::string dir = std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/";
+  const auto fitted = env::read_surrogate(dir + "surrogate-controller-task.json");
+  const auto calibrated = env::read_surrogate(dir + "surrogate-controller-task-calibrated.json");
+  const auto report = nlohmann::json::parse(testing::read_text(dir + "surrogate-controller-task-calibrated.json"))["fit"]["calibration"];
+  const double scale = report["drift_scale"].get<double>();
+  CHECK(scale != 1.0);
+  CHECK(report["fitted"] == "pretrained/surrogate-controller-task.json");
+  bool chosen_in_grid = false;
+  for (const auto& point : report["grid"]) chosen_in_grid = chosen_in_grid || point["drift_scale"].get<double>() == scale;
+  CHECK(chosen_in_grid);
+  auto expected = env::surrogate_to_json(experiments::with_drift_scale(*fitted, scale));
+  auto actual = env::surrogate_to_json(*calibrated);
+  CHECK(actual == expected);
 }
