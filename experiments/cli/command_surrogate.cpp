@@ -67,7 +67,7 @@ at microseconds per round (README, "The surrogate of training").
                      is written to FILE (its "fit" report kept, the grid under "calibration").
                      Choose on validation clusters; judge the result on others with fidelity
       --real DIR     an earlier real evaluation of (some of) the configs, reused; repeatable
-                     (default: run the real evaluation once, in the work folder)
+                     (default: run the real evaluation once, in the first scale's folder)
       --scales LIST  drift scales to try, comma-separated (default 1,1.1,1.2,1.3,1.4,1.5)
       --seeds LIST, --jobs N, --policy P.pt   as for fidelity
       --work DIR     one fidelity folder per scale (default results/surrogate-calibration)
@@ -202,6 +202,30 @@ int surrogate_fit(ArgCursor& arg) {
   return 0;
 }
 
+// The arguments `fidelity` and `calibrate` share: the sweep's seeds, processes and policy, the real
+// evaluations reused, quiet, then SURROGATE.json and the CONFIGs. False for any other option.
+bool read_fidelity_argument(ArgCursor& arg, FidelityRunOptions& options) {
+  const std::string& a = arg.arg();
+  if (a == "--seeds") {
+    options.seeds = parse_seed_list("--seeds", arg.value());
+  } else if (a == "--jobs") {
+    options.jobs = static_cast<int>(arg.integer(1, 64));
+  } else if (a == "--policy") {
+    options.policy = arg.value();
+  } else if (a == "--real") {
+    options.real_from.push_back(arg.value());
+  } else if (a == "--quiet") {
+    options.quiet = true;
+  } else if (arg.is_option()) {
+    return false;
+  } else if (options.surrogate.empty()) {
+    options.surrogate = a;
+  } else {
+    options.configs.push_back(a);
+  }
+  return true;
+}
+
 int surrogate_fidelity(ArgCursor& arg) {
   FidelityRunOptions options;
   while (arg.next()) {
@@ -209,24 +233,10 @@ int surrogate_fidelity(ArgCursor& arg) {
     if (arg.is_help()) {
       std::cout << kSurrogateHelp;
       return 0;
-    } else if (a == "--seeds") {
-      options.seeds = parse_seed_list("--seeds", arg.value());
-    } else if (a == "--jobs") {
-      options.jobs = static_cast<int>(arg.integer(1, 64));
-    } else if (a == "--policy") {
-      options.policy = arg.value();
-    } else if (a == "--real") {
-      options.real_from.push_back(arg.value());
     } else if (a == "--out") {
       options.out_dir = arg.value();
-    } else if (a == "--quiet") {
-      options.quiet = true;
-    } else if (arg.is_option()) {
+    } else if (!read_fidelity_argument(arg, options)) {
       throw UsageError("fidelity: unknown option " + a + "\n" + kSurrogateHelp);
-    } else if (options.surrogate.empty()) {
-      options.surrogate = a;
-    } else {
-      options.configs.push_back(a);
     }
   }
   if (options.surrogate.empty() || options.configs.empty())
@@ -244,35 +254,22 @@ int surrogate_calibrate(ArgCursor& arg) {
     if (arg.is_help()) {
       std::cout << kSurrogateHelp;
       return 0;
-    } else if (a == "--seeds") {
-      options.seeds = parse_seed_list("--seeds", arg.value());
-    } else if (a == "--jobs") {
-      options.jobs = static_cast<int>(arg.integer(1, 64));
-    } else if (a == "--policy") {
-      options.policy = arg.value();
-    } else if (a == "--real") {
-      options.real_from.push_back(arg.value());
     } else if (a == "--scales") {
       options.scales = parse_positive_list("--scales", arg.value());
     } else if (a == "--work") {
       options.work_dir = arg.value();
     } else if (a == "--out") {
       options.out = arg.value();
-    } else if (a == "--quiet") {
-      options.quiet = true;
-    } else if (arg.is_option()) {
+    } else if (!read_fidelity_argument(arg, options.fidelity)) {
       throw UsageError("calibrate: unknown option " + a + "\n" + kSurrogateHelp);
-    } else if (options.surrogate.empty()) {
-      options.surrogate = a;
-    } else {
-      options.configs.push_back(a);
     }
   }
-  if (options.surrogate.empty() || options.configs.empty())
+  if (options.fidelity.surrogate.empty() || options.fidelity.configs.empty())
     throw UsageError(std::string("calibrate needs SURROGATE.json and at least one CONFIG\n") + kSurrogateHelp);
   const SurrogateCalibrationResult result = calibrate_surrogate(options);
   std::cout << calibration_markdown(result);
-  if (!options.quiet) std::fprintf(stderr, "surrogate calibrate: wrote %s (drift scale %g)\n", options.out.c_str(), result.points[result.chosen].scale);
+  if (!options.fidelity.quiet)
+    std::fprintf(stderr, "surrogate calibrate: wrote %s (drift scale %g)\n", options.out.c_str(), result.points[result.chosen].scale);
   return 0;
 }
 

@@ -8,8 +8,6 @@
 
 #include "common/errors.hpp"
 #include "env/surrogate/surrogate_file.hpp"
-#include "experiments/runner/evaluation.hpp"
-#include "experiments/surrogate/fidelity_run.hpp"
 
 namespace experiments {
 
@@ -71,46 +69,31 @@ nlohmann::json read_fit_report(const std::string& path) {
 }  // namespace
 
 SurrogateCalibrationResult calibrate_surrogate(const SurrogateCalibrationOptions& options) {
-  if (options.configs.empty()) throw common::UsageError("calibrate needs at least one CONFIG");
+  const FidelityRunOptions& given = options.fidelity;
+  if (given.configs.empty()) throw common::UsageError("calibrate needs at least one CONFIG");
   if (options.scales.empty()) throw common::UsageError("calibrate: --scales needs at least one scale");
   for (double s : options.scales)
     if (!(s > 0) || !std::isfinite(s)) throw common::UsageError("calibrate: --scales: every scale must be a number > 0");
-  for (const auto& dir : options.real_from)
+  for (const auto& dir : given.real_from)
     if (!fs::is_directory(dir)) throw common::DataError(dir + ": no such folder (--real: an orchestra evaluate --out folder)");
-  const auto fitted = env::read_surrogate(options.surrogate);  // a bad file stops here
+  const auto fitted = env::read_surrogate(given.surrogate);  // a bad file stops here
   const fs::path work(options.work_dir);
-  fs::create_directories(work);
 
-  std::vector<std::string> real_from = options.real_from;
-  if (real_from.empty()) {  // once, not per scale
-    EvaluateOptions evaluate;
-    evaluate.policies = {options.policy};
-    evaluate.seeds = options.seeds;
-    evaluate.jobs = options.jobs;
-    evaluate.quiet = options.quiet;
-    evaluate.configs = options.configs;
-    evaluate.out_dir = (work / "real").string();
-    run_evaluation(evaluate);
-    real_from = {evaluate.out_dir};
-  }
-
+  // Without --real the first scale's fidelity run evaluates the configs on real training (in its
+  // folder's real/), and every later scale reuses that evaluation.
+  FidelityRunOptions fidelity = given;
   SurrogateCalibrationResult result;
   for (double scale : options.scales) {
     const fs::path dir = work / scale_name(scale);
     fs::create_directories(dir);
-    const std::string file = (dir / "surrogate.json").string();
-    env::write_surrogate(file, with_drift_scale(*fitted, scale));
-    FidelityRunOptions fidelity;
-    fidelity.surrogate = file;
-    fidelity.configs = options.configs;
-    fidelity.seeds = options.seeds;
-    fidelity.policy = options.policy;
+    fidelity.surrogate = (dir / "surrogate.json").string();
     fidelity.out_dir = dir.string();
-    fidelity.real_from = real_from;
-    fidelity.jobs = options.jobs;
-    fidelity.quiet = true;
-    result.points.push_back(calibration_point(scale, run_surrogate_fidelity(fidelity).fidelity));
-    if (!options.quiet) {
+    env::write_surrogate(fidelity.surrogate, with_drift_scale(*fitted, scale));
+    fidelity.quiet = given.quiet || !fidelity.real_from.empty();  // the real evaluation's progress, if it runs
+    const FidelityRunResult run = run_surrogate_fidelity(fidelity);
+    fidelity.real_from = run.real_dirs;
+    result.points.push_back(calibration_point(scale, run.fidelity));
+    if (!given.quiet) {
       const auto& p = result.points.back();
       std::fprintf(stderr, "surrogate calibrate: drift scale %g: best T same or adjacent on %d of %d, sweep mean |error| %.1f%%\n", scale,
                    p.best_same_or_adjacent, p.clusters, 100 * p.mean_abs_error_sweep);
@@ -119,7 +102,7 @@ SurrogateCalibrationResult calibrate_surrogate(const SurrogateCalibrationOptions
   result.chosen = choose_calibration(result.points);
   result.model = with_drift_scale(*fitted, result.points[result.chosen].scale);
 
-  nlohmann::json report = read_fit_report(options.surrogate);
+  nlohmann::json report = read_fit_report(given.surrogate);
   nlohmann::json grid = nlohmann::json::array();
   for (const auto& p : result.points)
     grid.push_back({{"drift_scale", p.scale},
@@ -128,10 +111,10 @@ SurrogateCalibrationResult calibrate_surrogate(const SurrogateCalibrationOptions
                     {"sweep_mean_abs_error", p.mean_abs_error_sweep},
                     {"surrogate_only_misses", p.surrogate_only_misses},
                     {"real_only_misses", p.real_only_misses}});
-  report["calibration"] = {{"fitted", options.surrogate},
+  report["calibration"] = {{"fitted", given.surrogate},
                            {"drift_scale", result.points[result.chosen].scale},
-                           {"configs", options.configs},
-                           {"real_runs", real_from},
+                           {"configs", given.configs},
+                           {"real_runs", fidelity.real_from},
                            {"grid", grid}};
   env::write_surrogate(options.out, result.model, report);
   return result;

@@ -22,21 +22,18 @@
 #include <vector>
 
 #include "env/surrogate/surrogate_model.hpp"
+#include "experiments/surrogate/fidelity_run.hpp"
 #include "experiments/surrogate/surrogate_fidelity.hpp"
 
 namespace experiments {
 
 struct SurrogateCalibrationOptions {
-  std::string surrogate;                  // the fitted file
-  std::vector<std::string> configs;       // cluster experiment configs (as for orchestra evaluate)
-  std::vector<std::string> real_from;     // earlier real evaluations of them; empty: run once here
+  // The fitted file, the configs, seeds, policy, real evaluations (`real_from`; empty: run once,
+  // in the first scale's folder), jobs and quiet, as for `surrogate fidelity`; its out_dir unused.
+  FidelityRunOptions fidelity;
   std::vector<double> scales{1.0, 1.1, 1.2, 1.3, 1.4, 1.5};
-  std::vector<std::uint64_t> seeds{1, 2, 3};
-  std::string policy = "pretrained/orchestra-a3c.pt";  // judged beside the sweep (sets its move)
   std::string work_dir = "results/surrogate-calibration";  // one fidelity folder per scale
   std::string out = "surrogate-calibrated.json";
-  int jobs = 1;
-  bool quiet = false;
 };
 
 // How one scale did on the configs (from its SurrogateFidelity).

@@ -96,8 +96,9 @@ TEST_CASE("orchestra surrogate calibrate: real sweep once, one fidelity per drif
                            " --policy " + ORCHESTRA_SOURCE_DIR + "/pretrained/orchestra-a3c.pt";
   const auto run = testing::run_command(base + " --scales 1,4 --out " + (dir / "c.json") + " --quiet");
   REQUIRE_MESSAGE(run.exit_code == 0, run.output);
-  // The real evaluation ran once, in the work folder; each scale has its own fidelity folder.
-  CHECK(std::filesystem::exists(dir / "work/real/evaluation.csv"));
+  // The real evaluation ran once, in the first scale's folder; each scale has its own fidelity folder.
+  CHECK(std::filesystem::exists(dir / "work/scale-1/real/evaluation.csv"));
+  CHECK_FALSE(std::filesystem::exists(dir / "work/scale-4/real"));
   for (const char* scale : {"scale-1", "scale-4"}) CHECK(std::filesystem::exists(dir / (std::string("work/") + scale + "/fidelity.csv")));
   const auto file = nlohmann::json::parse(testing::read_text(dir / "c.json"));
   const auto& calibration = file["fit"]["calibration"];
@@ -115,7 +116,7 @@ TEST_CASE("orchestra surrogate calibrate: real sweep once, one fidelity per drif
 
   // Reusing that real evaluation: the same grid point gives the same figures; a grid of one is
   // that scale applied.
-  const auto again = testing::run_command(base + " --scales 4 --real " + (dir / "work/real") + " --out " + (dir / "c2.json") + " --quiet");
+  const auto again = testing::run_command(base + " --scales 4 --real " + (dir / "work/scale-1/real") + " --out " + (dir / "c2.json") + " --quiet");
   REQUIRE_MESSAGE(again.exit_code == 0, again.output);
   const auto second = nlohmann::json::parse(testing::read_text(dir / "c2.json"));
   CHECK(second["fit"]["calibration"]["drift_scale"] == 4.0);
@@ -132,7 +133,7 @@ TEST_CASE("orchestra surrogate calibrate: real sweep once, one fidelity per drif
   const auto real_b = testing::run_command(kBinary + " evaluate " + shipped + " " + (dir / "task_b.yaml") + " --seeds 1 --quiet --out " + (dir / "real_b"));
   REQUIRE_MESSAGE(real_b.exit_code == 0, real_b.output);
   const auto both = testing::run_command(kBinary + " surrogate calibrate " + (dir / "s.json") + " " + (dir / "task.yaml") + " " + (dir / "task_b.yaml") +
-                                         " --seeds 1 --scales 1 --real " + (dir / "work/real") + " --real " + (dir / "real_b") + " --policy " + shipped +
+                                         " --seeds 1 --scales 1 --real " + (dir / "work/scale-1/real") + " --real " + (dir / "real_b") + " --policy " + shipped +
                                          " --work " + (dir / "work2") + " --out " + (dir / "c3.json") + " --quiet");
   REQUIRE_MESSAGE(both.exit_code == 0, both.output);
   const auto third = nlohmann::json::parse(testing::read_text(dir / "c3.json"));
