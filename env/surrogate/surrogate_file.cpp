@@ -42,7 +42,7 @@ nlohmann::json surrogate_to_json(const SurrogateModel& m, const nlohmann::json& 
   j["noise"] = {{"relaxation", m.noise.relaxation}, {"level", m.noise.level}, {"batch_exponent", m.noise.batch_exponent},
                 {"unrecovered", m.noise.unrecovered}, {"divergence", m.noise.divergence},
                 {"divergence_scale", m.noise.divergence_scale}, {"divergence_exponent", m.noise.divergence_exponent},
-                {"fresh_sd", m.noise.fresh_sd},
+                {"penalty_speedup", m.noise.penalty_speedup}, {"fresh_sd", m.noise.fresh_sd},
                 {"observation_correlation", m.noise.observation_correlation}, {"episode_sd", m.noise.episode_sd}};
   j["accuracy"] = {{"coefficients", m.accuracy.coefficients}, {"log_loss_min", m.accuracy.log_loss_min},
                    {"log_loss_max", m.accuracy.log_loss_max}, {"residual_sd", m.accuracy.residual_sd},
@@ -84,6 +84,8 @@ SurrogateModel surrogate_from_json(const nlohmann::json& j) {
   m.noise.divergence = number(n, "noise", "divergence");
   m.noise.divergence_scale = number(n, "noise", "divergence_scale");
   m.noise.divergence_exponent = number(n, "noise", "divergence_exponent");
+  // Files fitted before the barrier had its own rate have no k: theirs is 1.
+  if (n.contains("penalty_speedup")) m.noise.penalty_speedup = number(n, "noise", "penalty_speedup");
   m.noise.fresh_sd = number(n, "noise", "fresh_sd");
   m.noise.observation_correlation = number(n, "noise", "observation_correlation");
   m.noise.episode_sd = number(n, "noise", "episode_sd");

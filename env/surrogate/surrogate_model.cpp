@@ -79,6 +79,7 @@ void validate(const SurrogateModel& m) {
   if (std::fabs(m.noise.observation_correlation) >= 1)
     bad("noise.observation_correlation", "a number in (-1, 1)", m.noise.observation_correlation);
   non_negative("noise.episode_sd", m.noise.episode_sd);
+  positive("noise.penalty_speedup", m.noise.penalty_speedup);
   if (m.accuracy.coefficients.empty()) throw std::invalid_argument("accuracy.coefficients: expected at least one coefficient");
   for (std::size_t k = 0; k < m.accuracy.coefficients.size(); ++k)
     finite("accuracy.coefficients[" + std::to_string(k) + "]", m.accuracy.coefficients[k]);
@@ -142,6 +143,7 @@ void SurrogateDynamics::advance(ReplicaState& r, double steps, double batch, dou
     const double a = std::exp(-m_.noise.relaxation * lr_factor * steps);
     const double stationary = m_.noise.level * lr_factor * std::pow(ratio, m_.noise.batch_exponent);
     r.decay *= a;
+    r.penalty_decay *= m_.noise.penalty_speedup == 1 ? a : std::exp(-m_.noise.penalty_speedup * m_.noise.relaxation * lr_factor * steps);
     r.fresh = a * r.fresh + (1.0 - a) * stationary;
   }
   r.steps += static_cast<std::int64_t>(std::llround(steps));
@@ -169,7 +171,7 @@ SurrogateDynamics::NoiseParts SurrogateDynamics::average_parts(const std::vector
     drift += w * r.drift;
     progress += w * r.base_progress;
     gain += w * (r.progress - r.base_progress);
-    shared += w * std::sqrt(std::max(r.decay * r.inherited, 0.0));
+    shared += w * std::sqrt(std::max(r.decay * r.inherited + r.penalty_decay * r.penalty, 0.0));
     fresh_sq += w * w * r.fresh;
     fresh += w * r.fresh;
     w_sq += w * w;
@@ -179,22 +181,24 @@ SurrogateDynamics::NoiseParts SurrogateDynamics::average_parts(const std::vector
   parts.progress = progress + efficiency * gain;
   parts.inherited = shared * shared;
   const double r = m_.noise.divergence > 0 ? std::pow(drift / m_.noise.divergence_scale, m_.noise.divergence_exponent) : 0.0;
-  parts.fresh = fresh_sq + (1.0 - w_sq) * (m_.noise.unrecovered * fresh + m_.noise.divergence * r / (1.0 + r));
+  parts.penalty = (1.0 - w_sq) * m_.noise.divergence * r / (1.0 + r);
+  parts.fresh = fresh_sq + (1.0 - w_sq) * m_.noise.unrecovered * fresh + parts.penalty;
   return parts;
 }
 
 ReplicaState SurrogateDynamics::average(const std::vector<const ReplicaState*>& members, const std::vector<double>& weights,
                                         SurrogateRng* rng) const {
   const NoiseParts parts = average_parts(members, weights);
-  double fresh = parts.fresh;
+  double z = 1;
   if (rng && m_.form == SurrogateForm::ProgressNoise && m_.noise.fresh_sd > 0) {
     const double sd = m_.noise.fresh_sd;
-    fresh *= std::exp(sd * rng->normal() - 0.5 * sd * sd);
+    z = std::exp(sd * rng->normal() - 0.5 * sd * sd);
   }
   ReplicaState out;
   out.progress = parts.progress;
   out.base_progress = parts.progress;
-  out.inherited = parts.inherited + fresh;
+  out.inherited = parts.inherited + z * (parts.fresh - parts.penalty);
+  out.penalty = z * parts.penalty;
   return out;
 }
 

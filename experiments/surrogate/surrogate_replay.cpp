@@ -72,6 +72,7 @@ ReplayTrace replay_mean(const env::SurrogateDynamics& dynamics, const LoggedEpis
     if (mode == ReplayMode::Filtered && model.form == env::SurrogateForm::ProgressNoise) {
       global.model.inherited = std::max(previous_logged - model.curve.at(global.model.progress), 0.0);
       global.model.decay = 1;
+      global.model.penalty = 0;
     }
     run_round(dynamics, global, round, task_lr, through);
     const auto parts = dynamics.average_parts(through.members, through.weights);

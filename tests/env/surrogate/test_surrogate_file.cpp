@@ -38,6 +38,18 @@ TEST_CASE("surrogate file: what is written reads back the same, with the fit rep
   CHECK(nlohmann::json::parse(testing::read_text(path))["form"] == "progress-noise");
 }
 
+TEST_CASE("surrogate file: the barrier's rate k is written and read; a file fitted before it has k = 1") {
+  testing::TempDir dir;
+  const std::string path = dir / "s.json";
+  env::SurrogateModel m = testing::noisy_surrogate();
+  m.noise.penalty_speedup = 4;
+  env::write_surrogate(path, m, nullptr);
+  CHECK(env::read_surrogate(path)->noise.penalty_speedup == 4);
+  testing::write_text(path, edited([](nlohmann::json& j) { j["noise"].erase("penalty_speedup"); }));
+  CHECK(env::read_surrogate(path)->noise.penalty_speedup == 1);
+  check_bad(edited([](nlohmann::json& j) { j["noise"]["penalty_speedup"] = 0; }), "noise.penalty_speedup: expected a number > 0");
+}
+
 TEST_CASE("surrogate file: a missing file, a folder, garbage, another format or version, and bad numbers") {
   testing::TempDir dir;
   CHECK_THROWS_WITH_AS(env::read_surrogate(dir / "none.json"), doctest::Contains("none.json: no such surrogate file"), common::DataError);

@@ -70,6 +70,32 @@ TEST_CASE("surrogate: the drift penalty and the noise of an average, by hand") {
   CHECK(alone.noise() == doctest::Approx(xi));
 }
 
+TEST_CASE("surrogate: the barrier between drifted replicas is shed at its own rate (k = 1: with the rest of the noise)") {
+  env::SurrogateModel m = testing::plain_surrogate();
+  m.noise = {0.1, 0.2, 1.0, 0.5, 0.05, 20.0, 1.0, 0.0, 0.0, 0.0};  // as in the test above
+  const double xi = 0.2 * (1 - std::exp(-0.5));
+  const double barrier = 0.5 * 0.05 * 0.25 / 1.25;  // (1 - sum w^2) q r / (1 + r), r = 5 / 20
+  const double rest = xi / 2 + 0.5 * 0.5 * xi;      // sum w^2 xi + (1 - sum w^2) c xi
+  for (const double k : {1.0, 10.0}) {
+    CAPTURE(k);
+    m.noise.penalty_speedup = k;
+    const env::SurrogateDynamics dynamics(m);
+    env::ReplicaState a, b;
+    dynamics.advance(a, 5, 16, 1.0);
+    dynamics.advance(b, 5, 16, 1.0);
+    const env::ReplicaState avg = dynamics.average({&a, &b}, {0.5, 0.5}, nullptr);
+    CHECK(avg.penalty == doctest::Approx(barrier));
+    CHECK(avg.noise() == doctest::Approx(rest + barrier));  // right after the average k does not matter
+    // Three steps from the average: the rest decays by exp(-0.3), the barrier by exp(-0.3 k), and
+    // fresh noise gathers towards the level 0.2.
+    env::ReplicaState r = avg;
+    dynamics.advance(r, 3, 16, 1.0);
+    CHECK(r.noise() == doctest::Approx(rest * std::exp(-0.3) + barrier * std::exp(-0.3 * k) + 0.2 * (1 - std::exp(-0.3))));
+    // What is left of the barrier is inherited by the next average like the rest of the noise.
+    CHECK(dynamics.average({&r}, {1.0}, nullptr).noise() == doctest::Approx(r.noise()));
+  }
+}
+
 TEST_CASE("SurrogateEnv: one averaging round of the simulated cluster gives the hand-computed loss") {
   env::SurrogateEnv cluster = make_env(testing::plain_surrogate(), 3);
   CHECK(cluster.evaluate().loss == doctest::Approx(2.0));  // untrained: F(0)
@@ -130,6 +156,9 @@ TEST_CASE("surrogate: parameters out of range are named") {
   m = testing::plain_surrogate();
   m.progress.drift_scale = std::nan("");
   CHECK_THROWS_WITH_AS(env::validate(m), doctest::Contains("progress.drift_scale: not a finite number"), std::invalid_argument);
+  m = testing::plain_surrogate();
+  m.noise.penalty_speedup = 0;
+  CHECK_THROWS_WITH_AS(env::validate(m), doctest::Contains("noise.penalty_speedup: expected a number > 0"), std::invalid_argument);
   m = testing::plain_surrogate();
   m.accuracy.coefficients.clear();
   CHECK_THROWS_WITH_AS(env::validate(m), doctest::Contains("accuracy.coefficients"), std::invalid_argument);
