@@ -35,7 +35,7 @@ TEST_CASE("n-step returns bootstrap from V(s_t) and give R - V as advantage") {
   CHECK(t.advantages[2] == Approx(0.8 - 1.0));
 }
 
-TEST_CASE("a terminal rollout bootstraps from 0; gamma 0 keeps only the reward") {
+TEST_CASE("a terminal rollout bootstraps from 0, gamma 0 keeps only the reward") {
   const agents::NStepTargets terminal = agents::n_step_targets({1, 1}, {0, 0}, 0.0, 0.5);
   CHECK(terminal.returns[0] == Approx(1.5));  // 1 + 0.5 * 1
   CHECK(terminal.returns[1] == Approx(1.0));

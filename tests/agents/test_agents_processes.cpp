@@ -85,7 +85,7 @@ std::int64_t last_update(const std::string& csv_path) {
 
 }  // namespace
 
-TEST_CASE("a killed agent process does not stop training; the server notices and goes on") {
+TEST_CASE("a killed agent process does not stop training, the server notices and goes on") {
   testing::TempDir dir;
   testing::write_text(dir / "toy.yaml", toy_config(400));
   const pid_t trainer = start("train " + (dir / "toy.yaml") + " --out " + (dir / "out"), dir / "log");
@@ -190,7 +190,7 @@ TEST_CASE("orchestra train with a3c.init_policy fine-tunes that policy and recor
   CHECK(agents::flat_parameters(tuned.network()) != agents::flat_parameters(agents::A3cPolicy::load(start).network()));
 }
 
-TEST_CASE("orchestra-a3c deploys a policy file in orchestra run; a wrong file is a config error") {
+TEST_CASE("orchestra-a3c deploys a policy file in orchestra run, a wrong file is a config error") {
   testing::TempDir dir;
   torch::manual_seed(2);
   // Trained with T moving 7.5 ms per action, decided every 2 rounds: deployed so unless the config
@@ -266,7 +266,7 @@ policies:
   CHECK(r.output.find("policies[1].seed: only sampled actions use a seed") != std::string::npos);
 }
 
-TEST_CASE("orchestra-a3c after the target: hold keeps T (the default), continue moves it; sampled actions are seeded") {
+TEST_CASE("orchestra-a3c after the target: hold keeps T (the default), continue moves it, sampled actions are seeded") {
   testing::TempDir dir;
   torch::manual_seed(4);
   agents::PolicyControl control;
@@ -386,7 +386,7 @@ a3c:
   CHECK(merged_episodes.back() >= 9);
 }
 
-TEST_CASE("orchestra train: a bad a3c.envs_per_agent is one line naming file:line and the key; --help lists the learners") {
+TEST_CASE("orchestra train: a bad a3c.envs_per_agent is one line naming file:line and the key, --help lists the learners") {
   testing::TempDir dir;
   const std::string bin = ORCHESTRA_BINARY;
   testing::write_text(dir / "zero.yaml", toy_config(10) + "  envs_per_agent: 0\n");

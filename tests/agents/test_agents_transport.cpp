@@ -435,7 +435,7 @@ TEST_CASE("checkpoints: resume continues from the saved update counter with the 
                        common::DataError);
 }
 
-TEST_CASE("a3c.init_policy: the server starts from the file's network and trains on from it; another shape is refused") {
+TEST_CASE("a3c.init_policy: the server starts from the file's network and trains on from it, another shape is refused") {
   testing::TempDir dir;
   auto first = server_options(small_options(20), "inproc://a3c-init-1");
   first.out_dir = (dir / "first");

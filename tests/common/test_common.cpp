@@ -79,7 +79,7 @@ TEST_CASE("errors: what the user gave exits 2, a failure at run time exits 1, ea
 }
 
 // Issue 39: the one rule for names that become path components.
-TEST_CASE("names: each case a path component must not be, refused with why; names are accepted as they are") {
+TEST_CASE("names: each case a path component must not be, refused with why, names are accepted as they are") {
   struct Case {
     std::string name;
     const char* problem;
@@ -128,7 +128,7 @@ TEST_CASE("json differences: the keys that differ, as dotted paths, with before 
   CHECK(common::describe_differences(a, b, 1) == "extra (absent, now true) and 2 more");
 }
 
-TEST_CASE("folder lock: one holder; a second is refused at once naming the holder's pid; nothing left behind") {
+TEST_CASE("folder lock: one holder, a second is refused at once naming the holder's pid, nothing left behind") {
   namespace fs = std::filesystem;
   const auto base = fs::temp_directory_path() / ("common-lock-" + std::to_string(::getpid()));
   fs::remove_all(base);

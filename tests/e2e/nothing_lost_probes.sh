@@ -19,6 +19,9 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/nothing-lost.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 failures=0
 export ORCHESTRA_PROGRESS_EVERY_S=3600
+# The Fashion-MNIST folder: ctest passes configure's ORCHESTRA_TEST_FASHION_MNIST (a GPU machine's
+# unpacked copy, say); by hand, Debian's dataset-fashion-mnist.
+data_dir="${ORCHESTRA_TEST_FASHION_MNIST:-/usr/share/datasets/fashion-mnist}"
 
 say() { printf '%s\n' "$*"; }
 probe_failed=0
@@ -36,7 +39,7 @@ base_config() {  # the issue's base: Fashion-MNIST (2000 samples), MLP [16], 1 e
   cat <<EOF
 name: ${1:-probe}
 seed: 1
-data: {dataset: fashion-mnist, train_limit: 2000, test_limit: 500}
+data: {dataset: fashion-mnist, path: "$data_dir", train_limit: 2000, test_limit: 500}
 model: {arch: mlp, hidden: [16]}
 training: {global_batch: 64, epochs: 1, target_accuracy: 0.5}
 cluster:

@@ -118,7 +118,7 @@ TEST_CASE("datasets and models: a name outside the table is a config error namin
   CHECK(r.output.find("data.path: dataset 'mnist' needs a path to the folder holding its files") != std::string::npos);
 }
 
-TEST_CASE("c10d backends: orchestra launch --help lists exactly the backend table; another name is one line listing it") {
+TEST_CASE("c10d backends: orchestra launch --help lists exactly the backend table, another name is one line listing it") {
   const auto names = env::c10d_backend_names();
   REQUIRE(names.size() >= 2);
   CHECK(names.front() == "gloo");  // the default comes first

@@ -171,7 +171,7 @@ TEST_CASE("LBB without profiling starts from the equal split and rapid-tunes awa
   CHECK(report.straggler_effect < 0.05);
 }
 
-TEST_CASE("LBB with dynamic tuning off keeps the profiled split; short rounds are skipped") {
+TEST_CASE("LBB with dynamic tuning off keeps the profiled split, short rounds are skipped") {
   FakeCluster cluster;
   lbb::LbbOptions options;
   options.dynamic_tuning = false;

@@ -449,7 +449,7 @@ TEST_CASE("an attached agent is asked once per epoch, at its first round, with t
   CHECK_THROWS_AS(c.plan(at(2, 1, true)), std::invalid_argument);
 }
 
-TEST_CASE("hold_at_accuracy: once an evaluation reaches it the agent is not asked again; start() forgets it") {
+TEST_CASE("hold_at_accuracy: once an evaluation reaches it the agent is not asked again, start() forgets it") {
   auto fake = cluster_a();
   auto agent = std::make_shared<ScriptedAgent>();
   BarrierControllerOptions options;

@@ -29,7 +29,7 @@ env::ClusterSpec two_workers() {
 
 }  // namespace
 
-TEST_CASE("round rules: data shares follow B_i * tau_i unless the plan gives them; a worker with batch 0 sits out") {
+TEST_CASE("round rules: data shares follow B_i * tau_i unless the plan gives them, a worker with batch 0 sits out") {
   CHECK(env::epoch_data_shares(averaging({{32, 2}, {16, 8}})) == std::vector<double>{64, 128});
   CHECK(env::epoch_data_shares(averaging({{32, env::kUntilShardEnd}, {0, 4}})) == std::vector<double>{32, 0});
   auto given = averaging({{32, 2}, {16, 8}});

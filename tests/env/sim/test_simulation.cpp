@@ -40,7 +40,7 @@ RoundPlan gradient_plan(int b0, int b1) {
 
 }  // namespace
 
-TEST_CASE("every averaging weighting reads back from its spelling; an unknown spelling reads as none") {
+TEST_CASE("every averaging weighting reads back from its spelling, an unknown spelling reads as none") {
   for (auto w : kAverageWeightings) CHECK(weighting_from_name(weighting_name(w)) == w);
   CHECK(weighting_from_name("all_workers") == AverageWeighting::AllWorkers);
   CHECK_FALSE(weighting_from_name("All_Workers").has_value());

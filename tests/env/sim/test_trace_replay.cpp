@@ -64,7 +64,7 @@ TEST_CASE("trace replay gives each training step the trace's time exactly, in or
   }
 }
 
-TEST_CASE("trace replay scales a row to another batch by the trace's fitted line; probes do not use up rows") {
+TEST_CASE("trace replay scales a row to another batch by the trace's fitted line, probes do not use up rows") {
   std::vector<StepTraceRow> rows = {{0, 10, 12}, {10, 20, 22}, {20, 10, 12}, {30, 20, 22}};
   const StepTrace trace(rows);
   // The line through (10, 12) and (20, 22): t(B) = 2 + B.

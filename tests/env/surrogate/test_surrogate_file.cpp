@@ -38,7 +38,7 @@ TEST_CASE("surrogate file: what is written reads back the same, with the fit rep
   CHECK(nlohmann::json::parse(testing::read_text(path))["form"] == "progress-noise");
 }
 
-TEST_CASE("surrogate file: the barrier's rate k is written and read; a file fitted before it has k = 1") {
+TEST_CASE("surrogate file: the barrier's rate k is written and read, a file fitted before it has k = 1") {
   testing::TempDir dir;
   const std::string path = dir / "s.json";
   env::SurrogateModel m = testing::noisy_surrogate();

@@ -224,7 +224,7 @@ TEST_CASE("batched gradient steps (LBB's unequal batches), averaging and FedNova
   CHECK(batched.evaluate(data).accuracy == doctest::Approx(sequential.evaluate(data).accuracy).epsilon(1e-6));
 }
 
-TEST_CASE("the ResNet falls back to the sequential replicas; the MLP and the CNN stack; auto batches the MLP, and the CNN only off the CPU") {
+TEST_CASE("the ResNet falls back to the sequential replicas, the MLP and the CNN stack, auto batches the MLP, and the CNN only off the CPU") {
   ModelSpec resnet;
   resnet.arch = "resnet";
   CHECK(dynamic_cast<ReplicaSet*>(make_replicas(ReplicaMode::Batched, resnet, {3, 8, 8}, 10, 2, kSgd, 1, torch::kCPU).get()));

@@ -44,7 +44,7 @@ std::vector<ControllerRun> worked_example() {
 
 }  // namespace
 
-TEST_CASE("evaluation: the oracle is the best static T per cluster and seed; ratios and misses by hand") {
+TEST_CASE("evaluation: the oracle is the best static T per cluster and seed, ratios and misses by hand") {
   const auto summary = experiments::summarize_evaluation(worked_example());
   REQUIRE(summary.clusters.size() == 2);
   const auto& a = summary.clusters[0];
@@ -118,7 +118,7 @@ TEST_CASE("evaluation: the tables hold every cluster, controller and seed") {
   CHECK(lines == 1 + 12);  // header, then 2 clusters x 2 seeds x (2 judged controllers and the reference)
 }
 
-TEST_CASE("evaluation: fixed-t-other-seeds takes, on each seed, the T that did best on the other seeds; by hand") {
+TEST_CASE("evaluation: fixed-t-other-seeds takes, on each seed, the T that did best on the other seeds, by hand") {
   const std::vector<ControllerRun> runs = {
       // c: T = 100 wins seeds 1 and 3, T = 200 wins seed 2 and missed seed 3.
       sweep("c", 1, 100, 10.0, 10.0), sweep("c", 1, 200, 12.0, 12.0),

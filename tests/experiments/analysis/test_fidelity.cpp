@@ -112,7 +112,7 @@ TEST_CASE("fidelity: two real runs of one experiment give the run-to-run floor (
   CHECK(both.output.find("give one of them") != std::string::npos);
 }
 
-TEST_CASE("fidelity: several real runs, the simulation against their mean; pairs the real runs order differently are in doubt") {
+TEST_CASE("fidelity: several real runs, the simulation against their mean, pairs the real runs order differently are in doubt") {
   testing::TempDir dir;
   // Three real runs. dsgd and lbb swap places from run to run (10 vs 9.8, 10 vs 10.4, 10 vs 9.9 s
   // epochs); osa is the fastest in every run.

@@ -213,7 +213,7 @@ TEST_CASE("plots: labels become safe file names and quotes in titles stay gnuplo
   CHECK(gnuplot_quote("it's") == "'it''s'");
 }
 
-TEST_CASE("orchestra compare --plot: the table and every figure, PNG and SVG; without gnuplot, one clear line") {
+TEST_CASE("orchestra compare --plot: the table and every figure, PNG and SVG, without gnuplot, one clear line") {
   testing::TempDir tmp;
   testing::write_results(tmp / "exp");
   const auto missing = testing::run_command(std::string(ORCHESTRA_BINARY) + " compare " + (tmp / "exp") + " --plot --gnuplot /nonexistent/gp");

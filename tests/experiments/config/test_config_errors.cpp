@@ -53,7 +53,7 @@ TEST_CASE("a valid config parses, with defaults resolved") {
   CHECK(cfg.resolved["cluster"]["workers"][1]["time_model"]["fitted_coefficients"].size() == 3);
 }
 
-TEST_CASE("runtime.tf32: off unless asked, recorded in the resolved config either way; anything but a boolean is one line") {
+TEST_CASE("runtime.tf32: off unless asked, recorded in the resolved config either way, anything but a boolean is one line") {
   const auto off = parse_config(kValid, "x.yaml");
   CHECK_FALSE(off.training.tf32);
   CHECK(off.resolved["runtime"]["tf32"] == false);

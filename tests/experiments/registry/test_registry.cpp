@@ -132,7 +132,7 @@ TEST_CASE("sweeps: a list for a one-value key gives one policy per value, severa
   CHECK(experiments::make_policy(labelled.policies[1], labelled).resolved["label"] == "short-T_ms=300");
 }
 
-TEST_CASE("sweeps: a key that takes a list is not a sweep; an empty or nested sweep and clashing labels are config errors") {
+TEST_CASE("sweeps: a key that takes a list is not a sweep, an empty or nested sweep and clashing labels are config errors") {
   auto lists = with_policies("  - {name: orchestra-lcm, batch_sizes: [32, 64]}\n");
   experiments::expand_sweeps(lists);
   CHECK(labels_of(lists) == std::vector<std::string>{"orchestra-lcm"});

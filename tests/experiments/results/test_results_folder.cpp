@@ -65,7 +65,7 @@ TEST_CASE("experiment identity: the config without the policy, the file it came 
   CHECK(experiments::experiment_identity(a) != experiments::experiment_identity(b));
 }
 
-TEST_CASE("results folder: the same experiment is rerun in place; another experiment's results are refused, saying what they are") {
+TEST_CASE("results folder: the same experiment is rerun in place, another experiment's results are refused, saying what they are") {
   testing::TempDir tmp;
   const std::string dir = tmp / "exp";
   write_run_policy(dir, "dsgd", config_of("probe", 1));
@@ -95,7 +95,7 @@ TEST_CASE("results folder: the same experiment is rerun in place; another experi
   CHECK_FALSE(fs::exists(dir + "/" + common::FolderLock::kFileName));
 }
 
-TEST_CASE("results folder: --overwrite removes exactly the other experiment's folders; what is no results is never touched") {
+TEST_CASE("results folder: --overwrite removes exactly the other experiment's folders, what is no results is never touched") {
   testing::TempDir tmp;
   const std::string dir = tmp / "exp";
   write_run_policy(dir, "dsgd", config_of("probe", 1));

@@ -16,7 +16,24 @@
 
 namespace {
 
-const std::string kTrainConfig = std::string(ORCHESTRA_SOURCE_DIR) + "/configs/a3c_general.yaml";
+// configs/a3c_general.yaml, with its workload reading the tests' Fashion-MNIST folder (configure's
+// ORCHESTRA_TEST_FASHION_MNIST): a draw takes the training set's size from the data, and the shipped
+// workload names Debian's folder, which a GPU machine's unpacked copy is not.
+const std::string& train_config() {
+  static const testing::TempDir dir;
+  static const std::string path = [] {
+    const std::string configs = std::string(ORCHESTRA_SOURCE_DIR) + "/configs/";
+    std::string task = testing::read_text(configs + "controller_task.yaml");
+    const std::string dataset = "  dataset: fashion-mnist\n";
+    const auto at = task.find(dataset);
+    REQUIRE(at != std::string::npos);
+    task.insert(at + dataset.size(), "  path: \"" + testing::fashion_mnist_dir() + "\"\n");
+    testing::write_text(dir / "controller_task.yaml", task);
+    testing::write_text(dir / "a3c_general.yaml", testing::read_text(configs + "a3c_general.yaml"));
+    return dir / "a3c_general.yaml";
+  }();
+  return path;
+}
 
 // Equal up to the rounding of a unit conversion (Gbit/s <-> bytes per ms, us <-> ms).
 bool close(double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); }
@@ -24,7 +41,8 @@ bool close(double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(std:
 }  // namespace
 
 TEST_CASE("orchestra draw: a drawn cluster written as a config reads back as the same cluster") {
-  const experiments::TrainConfig train = experiments::load_train_config(kTrainConfig);
+  if (!testing::fashion_mnist_or_skip()) return;
+  const experiments::TrainConfig train = experiments::load_train_config(train_config());
   const auto drawn = experiments::draw_cluster_configs(train, 1000, 16);
   REQUIRE(drawn.size() == 16);
   int slowdowns = 0, cyclic = 0, multi_server = 0;
@@ -84,7 +102,8 @@ TEST_CASE("orchestra draw: a drawn cluster written as a config reads back as the
 }
 
 TEST_CASE("orchestra draw: --min-comm-ratio keeps exactly the communication-bound seeds, each as the plain draw writes it") {
-  const experiments::TrainConfig train = experiments::load_train_config(kTrainConfig);
+  if (!testing::fashion_mnist_or_skip()) return;
+  const experiments::TrainConfig train = experiments::load_train_config(train_config());
   const double ratio = 8;
   const auto kept = experiments::draw_cluster_configs(train, 5000, 3, experiments::DrawFilter{ratio, 10000});
   REQUIRE(kept.size() == 3);
@@ -121,32 +140,33 @@ TEST_CASE("orchestra draw: --min-comm-ratio keeps exactly the communication-boun
   }
 }
 
-TEST_CASE("orchestra draw: the command writes the configs; a config without clusters: is one clear line") {
+TEST_CASE("orchestra draw: the command writes the configs, a config without clusters: is one clear line") {
+  if (!testing::fashion_mnist_or_skip()) return;
   testing::TempDir tmp;
-  const auto ok = testing::run_command(std::string(ORCHESTRA_BINARY) + " draw " + kTrainConfig + " --count 2 --seed 7 --out " + tmp / "v");
+  const auto ok = testing::run_command(std::string(ORCHESTRA_BINARY) + " draw " + train_config() + " --count 2 --seed 7 --out " + tmp / "v");
   REQUIRE_MESSAGE(ok.exit_code == 0, ok.output);
-  const auto expected = experiments::draw_cluster_configs(experiments::load_train_config(kTrainConfig), 7, 2);
+  const auto expected = experiments::draw_cluster_configs(experiments::load_train_config(train_config()), 7, 2);
   CHECK(testing::read_text(tmp / "v/drawn-7.yaml") == expected[0].yaml);
   CHECK(testing::read_text(tmp / "v/drawn-8.yaml") == expected[1].yaml);
   CHECK_FALSE(std::filesystem::exists(tmp / "v/drawn-9.yaml"));
   CHECK_MESSAGE(ok.output.find("v/drawn-7.yaml: 12 workers, 4 servers, 0 perturbations, all-reduce ") != std::string::npos, ok.output);
   // One of a kind is singular: seed 9 draws one perturbation, seed 12 one server.
-  const auto singular = testing::run_command(std::string(ORCHESTRA_BINARY) + " draw " + kTrainConfig + " --count 1 --seed 9 --out " + tmp / "s");
+  const auto singular = testing::run_command(std::string(ORCHESTRA_BINARY) + " draw " + train_config() + " --count 1 --seed 9 --out " + tmp / "s");
   CHECK_MESSAGE(singular.output.find(": 12 workers, 4 servers, 1 perturbation, all-reduce ") != std::string::npos, singular.output);
-  const auto one_server = testing::run_command(std::string(ORCHESTRA_BINARY) + " draw " + kTrainConfig + " --count 1 --seed 12 --out " + tmp / "s");
+  const auto one_server = testing::run_command(std::string(ORCHESTRA_BINARY) + " draw " + train_config() + " --count 1 --seed 12 --out " + tmp / "s");
   CHECK_MESSAGE(one_server.output.find(": 2 workers, 1 server, 0 perturbations, all-reduce ") != std::string::npos, one_server.output);
   CHECK_NOTHROW(experiments::load_config(tmp / "v/drawn-7.yaml"));
 
-  const auto filtered = testing::run_command(std::string(ORCHESTRA_BINARY) + " draw " + kTrainConfig +
+  const auto filtered = testing::run_command(std::string(ORCHESTRA_BINARY) + " draw " + train_config() +
                                              " --count 1 --seed 5000 --min-comm-ratio 8 --out " + tmp / "c");
   REQUIRE_MESSAGE(filtered.exit_code == 0, filtered.output);
-  const auto comm = experiments::draw_cluster_configs(experiments::load_train_config(kTrainConfig), 5000, 1, experiments::DrawFilter{8, 10000});
+  const auto comm = experiments::draw_cluster_configs(experiments::load_train_config(train_config()), 5000, 1, experiments::DrawFilter{8, 10000});
   CHECK(testing::read_text(tmp / ("c/" + comm[0].name + ".yaml")) == comm[0].yaml);
   // The listing's ratio, to three significant digits (the nominal ratio is no more precise than that).
   std::ostringstream ratio;
   ratio << std::setprecision(3) << comm[0].cluster.reference_comm_ms / comm[0].cluster.reference_barrier_ms;
   CHECK_MESSAGE(filtered.output.find("all-reduce " + ratio.str() + " x LCM's T*") != std::string::npos, filtered.output);
-  const auto not_a_number = testing::run_command(std::string(ORCHESTRA_BINARY) + " draw " + kTrainConfig + " --min-comm-ratio lots --out " + tmp / "n");
+  const auto not_a_number = testing::run_command(std::string(ORCHESTRA_BINARY) + " draw " + train_config() + " --min-comm-ratio lots --out " + tmp / "n");
   CHECK(not_a_number.exit_code != 0);
   CHECK(not_a_number.output.find("--min-comm-ratio: expected a number") != std::string::npos);
 

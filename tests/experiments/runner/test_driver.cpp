@@ -177,7 +177,7 @@ policies:
 // Where each command answers a config it cannot run, before any policy is built or worker started:
 // `run` sends a real cluster's config to launch and `launch` a simulated one to run (even with a
 // bad policy key in them), and `launch` names a bad policy key once, itself, with nothing written.
-TEST_CASE("run answers a real config with launch first; launch names a bad policy key before any worker starts") {
+TEST_CASE("run answers a real config with launch first, launch names a bad policy key before any worker starts") {
   testing::TempDir dir;
   testing::write_text(dir / "real.yaml", R"(name: real_bad
 seed: 1

@@ -71,7 +71,7 @@ TEST_CASE("the run loop refuses to go on once the clock is not finite") {
                        doctest::Contains("dsgd: round 2: the clock is inf ms, not a finite time: the run stops here"), common::NumericError);
 }
 
-TEST_CASE("--resume: a checkpoint records its config; another config is refused naming the keys, an old checkpoint too") {
+TEST_CASE("--resume: a checkpoint records its config, another config is refused naming the keys, an old checkpoint too") {
   testing::TempDir tmp;
   const std::string out = tmp / "real";
   nlohmann::json config = {{"name", "real"}, {"seed", 7}, {"file", "real.yaml"}, {"model", {{"hidden", {32}}}},

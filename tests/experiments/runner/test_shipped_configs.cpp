@@ -108,7 +108,7 @@ policies:
   for (const auto& entry : config.policies) CHECK_NOTHROW(experiments::make_policy(entry, config));
 }
 
-TEST_CASE("a training config's reward: eq1, time or log_time, recorded for the policy file; another is one clear line") {
+TEST_CASE("a training config's reward: eq1, time or log_time, recorded for the policy file, another is one clear line") {
   testing::TempDir dir;
   using Reward = orchestra::LocalSgdBarrierEnvConfig::Reward;
   const std::vector<std::pair<std::string, Reward>> rewards = {{"eq1", Reward::Eq1}, {"time", Reward::Time}, {"log_time", Reward::LogTime}};

@@ -293,7 +293,7 @@ TEST_CASE("RL env: constant actions move T one unit or factor per step, or keep 
   }
 }
 
-TEST_CASE("RL env: the time reward pays minus the step's time in reference rounds, a miss twice; the History record keeps p*") {
+TEST_CASE("RL env: the time reward pays minus the step's time in reference rounds, a miss twice, the History record keeps p*") {
   LocalSgdBarrierEnvConfig config = small_config();
   config.reward = LocalSgdBarrierEnvConfig::Reward::Time;
   config.time_reward_rounds = 0.5;
@@ -325,7 +325,7 @@ TEST_CASE("RL env: the time reward pays minus the step's time in reference round
   CHECK_THROWS_WITH_AS(LocalSgdBarrierEnv{config}, doctest::Contains("time_reward_rounds"), std::invalid_argument);
 }
 
-TEST_CASE("RL env: move_cost_rounds charges each change of T that many reference rounds; holding, or a move stopped by a bound, is free") {
+TEST_CASE("RL env: move_cost_rounds charges each change of T that many reference rounds, holding, or a move stopped by a bound, is free") {
   LocalSgdBarrierEnvConfig config = small_config();
   config.reward = LocalSgdBarrierEnvConfig::Reward::Time;
   config.time_reward_rounds = 0.5;
@@ -414,7 +414,7 @@ TEST_CASE("RL env: with a cluster distribution every seed draws its own cluster,
   CHECK(step.info.step_ms > 0);
 }
 
-TEST_CASE("RL env: exploring starts place T at T* times a seeded log-uniform factor; T* stays the reference") {
+TEST_CASE("RL env: exploring starts place T at T* times a seeded log-uniform factor, T* stays the reference") {
   auto config = small_config();
   config.controller.move = orchestra::BarrierMove::Multiplicative;
   config.controller.min_barrier_x_start = 0.125;
