@@ -175,6 +175,9 @@ GPUS="$(sed -n 's/.* gpus \([0-9]*\) .*/\1/p' "$LOGS/torch.txt")"
 # The Python tests' interpreter: this one if it has torch, else configure looks for one itself.
 PYTHON_PATH=""
 "$PYTHON" -c "import torch" > /dev/null 2>&1 && PYTHON_PATH="$(command -v "$PYTHON")"
+# pybind11 for the Python module: a pip one (its CMake files inside the package) where configure
+# would find none (a GPU machine's PyTorch image has pip's, not Debian's pybind11-dev).
+PYBIND11_DIR="$("$PYTHON" -m pybind11 --cmakedir 2> /dev/null || true)"
 
 # The data: Debian's package where it is installed, else the copy unpacked into PREFIX; passed to
 # the tests (ORCHESTRA_TEST_FASHION_MNIST) and to every run below, so nothing needs root.
@@ -210,13 +213,13 @@ do_configure() {
   echo "libtorch via: $mode"
   rm -f "$BUILD/CMakeCache.txt"
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" "${torch_args[@]}" "${deps[@]}" \
-    -DORCHESTRA_TEST_FASHION_MNIST="$DATA" ${PYTHON_PATH:+-DORCHESTRA_PYTHON="$PYTHON_PATH"} || {
+    -DORCHESTRA_TEST_FASHION_MNIST="$DATA" ${PYTHON_PATH:+-DORCHESTRA_PYTHON="$PYTHON_PATH"} ${PYBIND11_DIR:+-Dpybind11_DIR="$PYBIND11_DIR"} || {
     if [ "$TORCH_MODE" = auto ] && [ "$mode" = config ]; then
       echo "configure through TorchConfig.cmake failed; trying -DORCHESTRA_TORCH_ROOT"
       rm -f "$BUILD/CMakeCache.txt"
       cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" -DORCHESTRA_TORCH_ROOT="$TORCH_ROOT" \
         ${PREFIX:+-DCMAKE_PREFIX_PATH="$PREFIX/usr"} "${deps[@]}" -DORCHESTRA_TEST_FASHION_MNIST="$DATA" \
-        ${PYTHON_PATH:+-DORCHESTRA_PYTHON="$PYTHON_PATH"} || return 1
+        ${PYTHON_PATH:+-DORCHESTRA_PYTHON="$PYTHON_PATH"} ${PYBIND11_DIR:+-Dpybind11_DIR="$PYBIND11_DIR"} || return 1
     else
       return 1
     fi
@@ -239,8 +242,10 @@ run_ctest() {  # run_ctest ARGS...: ctest in BUILD; ends with the counts, the sk
   echo "-- skipped tests, by reason (each prints it: orchestra-test-skipped):"
   grep -h "orchestra-test-skipped: " "$BUILD/Testing/Temporary/LastTest.log" 2> /dev/null | sed 's/.*orchestra-test-skipped: //' | sort | uniq -c
   local total failed skipped
-  total="$(grep -oE 'tests failed out of [0-9]+' "$LOGS/ctest-output.txt" | grep -oE '[0-9]+$' | tail -1)"
+  # ctest ends with "N% tests passed, F tests failed out of T", or "100% tests passed out of T".
+  total="$(grep -oE 'tests (failed|passed) out of [0-9]+' "$LOGS/ctest-output.txt" | grep -oE '[0-9]+$' | tail -1)"
   failed="$(grep -oE '[0-9]+ tests failed out of' "$LOGS/ctest-output.txt" | grep -oE '^[0-9]+' | tail -1)"
+  grep -qE '100% tests passed out of' "$LOGS/ctest-output.txt" && failed=0
   skipped="$(grep -c '\*\*\*Skipped' "$LOGS/ctest-output.txt")"
   echo "${total:-?} tests: $((${total:-0} - ${failed:-0} - skipped)) passed, ${failed:-?} failed, $skipped skipped (reasons above)"
   return "$status"
