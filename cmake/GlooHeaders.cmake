@@ -23,6 +23,8 @@
 # tests/gloo_headers/ runs the check on gloo_process_group.cpp (passes) and on a source that uses
 # Gloo's own code through the same header (refused).
 
+include(${CMAKE_CURRENT_LIST_DIR}/CompileErrors.cmake)
+
 function(orchestra_check_gloo_headers result_var reason_var)
   cmake_parse_arguments(ARG "" "SOURCE;GLOO_INCLUDE_DIR;TORCH_HEADER" "INCLUDE_DIRS" ${ARGN})
   if(NOT ARG_INCLUDE_DIRS)
@@ -54,9 +56,7 @@ function(orchestra_check_gloo_headers result_var reason_var)
   set(_compiled "${_gloo_headers_compile}")
   unset(_gloo_headers_compile CACHE)
   if(NOT _compiled)
-    string(REGEX MATCHALL "[^\n]*error[^\n]*" _errors "${_compile_output}")
-    list(SUBLIST _errors 0 5 _errors)
-    string(REPLACE ";" "\n" _errors "${_errors}")
+    orchestra_compile_errors(_errors "${_compile_output}" 5)
     set(${result_var} OFF PARENT_SCOPE)
     set(${reason_var} "${ARG_SOURCE} does not compile with them:\n${_errors}" PARENT_SCOPE)
     return()

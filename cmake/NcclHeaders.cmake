@@ -9,6 +9,8 @@
 #   orchestra_check_nccl_headers(RESULT_VAR REASON_VAR HEADER <header> INCLUDE_DIRS <dirs...>
 #                                [COMPILE_DEFINITIONS <flags...>])
 # sets RESULT_VAR to ON or OFF and REASON_VAR to the errors where OFF.
+include(${CMAKE_CURRENT_LIST_DIR}/CompileErrors.cmake)
+
 function(orchestra_check_nccl_headers result_var reason_var)
   cmake_parse_arguments(ARG "" "HEADER" "INCLUDE_DIRS;COMPILE_DEFINITIONS" ${ARGN})
   set(_dir "${CMAKE_BINARY_DIR}/CMakeFiles/nccl_headers_check")
@@ -27,9 +29,7 @@ function(orchestra_check_nccl_headers result_var reason_var)
     set(${reason_var} "" PARENT_SCOPE)
     return()
   endif()
-  string(REGEX MATCHALL "[^\n]*error[^\n]*" _errors "${_compile_output}")
-  list(SUBLIST _errors 0 3 _errors)
-  string(REPLACE ";" "\n" _errors "${_errors}")
+  orchestra_compile_errors(_errors "${_compile_output}" 3)
   set(${result_var} OFF PARENT_SCOPE)
   set(${reason_var} "${ARG_HEADER} does not compile with the CUDA and NCCL headers found (${ARG_INCLUDE_DIRS}):\n${_errors}" PARENT_SCOPE)
 endfunction()
