@@ -310,7 +310,13 @@ TEST_CASE("real: a rank that never arrives fails the rendezvous within the timeo
 
 TEST_CASE("real: orchestra launch runs dsgd, local-sgd and lbb on 2 processes and writes the results of a simulated run") {
   testing::TempDir dir;
-  testing::write_text(dir / "c.yaml", quick_config(2, 512, "[dsgd, {name: local-sgd, H: 2}, {name: lbb, repetitions: 2, window: 4}]"));
+  // 3x a step of ~0.2 ms is within the noise of a loaded machine (in CI a preempted step of the fast
+  // worker once profiled slower than the slowed one), so the slow worker also takes 20 ms more a step.
+  std::string config = quick_config(2, 512, "[dsgd, {name: local-sgd, H: 2}, {name: lbb, repetitions: 2, window: 4}]");
+  const std::string slowdown = "slowdown: 3}";
+  REQUIRE(config.find(slowdown) != std::string::npos);
+  config.replace(config.find(slowdown), slowdown.size(), "slowdown: 3, add_ms: 20}");
+  testing::write_text(dir / "c.yaml", config);
   const auto r = testing::run_command(std::string(ORCHESTRA_BINARY) + " launch --nproc 2 " + (dir / "c.yaml") + " --out " + (dir / "out") +
                                       " --timeout 60 --quiet");
   INFO(r.output);
