@@ -94,7 +94,8 @@ class Pretrained(unittest.TestCase):
             import torch
         except ImportError:
             self.skipTest("no torch")
-        saved = torch.load(orchestra.PRETRAINED_POLICY)
+        # PyTorch 2.6+ defaults to weights_only=True, which refuses the file's TorchScript type tags.
+        saved = torch.load(orchestra.PRETRAINED_POLICY, weights_only=False)
         saved["state_dict"] = {k: -v for k, v in saved["state_dict"].items()}
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "negated.pt")
