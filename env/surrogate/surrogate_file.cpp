@@ -47,6 +47,10 @@ nlohmann::json surrogate_to_json(const SurrogateModel& m, const nlohmann::json& 
   j["accuracy"] = {{"coefficients", m.accuracy.coefficients}, {"log_loss_min", m.accuracy.log_loss_min},
                    {"log_loss_max", m.accuracy.log_loss_max}, {"residual_sd", m.accuracy.residual_sd},
                    {"residual_correlation", m.accuracy.residual_correlation}};
+  if (m.accuracy.steps_gain != 0) {  // files without a gain read as 0, and stay as they were
+    j["accuracy"]["steps_gain"] = m.accuracy.steps_gain;
+    j["accuracy"]["steps_reference"] = m.accuracy.steps_reference;
+  }
   j["train_loss"] = {{"log_gap", m.train_loss.log_gap}, {"step_sd", m.train_loss.step_sd}};
   if (!fit.is_null()) j["fit"] = fit;
   return j;
@@ -101,6 +105,9 @@ SurrogateModel surrogate_from_json(const nlohmann::json& j) {
   m.accuracy.log_loss_max = number(a, "accuracy", "log_loss_max");
   m.accuracy.residual_sd = number(a, "accuracy", "residual_sd");
   m.accuracy.residual_correlation = number(a, "accuracy", "residual_correlation");
+  // Files without a steps gain (every plain fit) read as 0: the accuracy is the loss's alone.
+  if (a.contains("steps_gain")) m.accuracy.steps_gain = number(a, "accuracy", "steps_gain");
+  if (a.contains("steps_reference")) m.accuracy.steps_reference = number(a, "accuracy", "steps_reference");
   const auto& t = member(j, "", "train_loss");
   m.train_loss = {number(t, "train_loss", "log_gap"), number(t, "train_loss", "step_sd")};
   validate(m);

@@ -45,13 +45,14 @@ double LossCurve::at(double progress) const {
   return floor + (initial - floor) * std::pow(1.0 + std::max(progress, 0.0) / scale, -exponent);
 }
 
-double AccuracyMap::at(double loss) const {
+double AccuracyMap::at(double loss, double round_steps) const {
   const double x = std::clamp(std::log(std::max(loss, 1e-12)), log_loss_min, log_loss_max);
   double y = 0, power = 1;
   for (double c : coefficients) {
     y += c * power;
     power *= x;
   }
+  if (steps_gain != 0) y += steps_gain * (std::log1p(std::max(round_steps, 0.0)) - std::log1p(steps_reference));
   return std::clamp(y, 0.0, 1.0);
 }
 
@@ -89,6 +90,8 @@ void validate(const SurrogateModel& m) {
     bad("accuracy.log_loss_max", "a number above accuracy.log_loss_min", m.accuracy.log_loss_max);
   non_negative("accuracy.residual_sd", m.accuracy.residual_sd);
   finite("accuracy.residual_correlation", m.accuracy.residual_correlation);
+  finite("accuracy.steps_gain", m.accuracy.steps_gain);
+  non_negative("accuracy.steps_reference", m.accuracy.steps_reference);
   if (std::fabs(m.accuracy.residual_correlation) >= 1)
     bad("accuracy.residual_correlation", "a number in (-1, 1)", m.accuracy.residual_correlation);
   finite("train_loss.log_gap", m.train_loss.log_gap);
@@ -164,11 +167,12 @@ double SurrogateDynamics::draw_train_loss(const ReplicaState& r, const GlobalSta
 
 SurrogateDynamics::NoiseParts SurrogateDynamics::average_parts(const std::vector<const ReplicaState*>& members,
                                                               const std::vector<double>& weights) const {
-  double drift = 0, progress = 0, gain = 0, shared = 0, fresh_sq = 0, fresh = 0, w_sq = 0;
+  double drift = 0, progress = 0, gain = 0, shared = 0, fresh_sq = 0, fresh = 0, w_sq = 0, steps = 0;
   for (std::size_t i = 0; i < members.size(); ++i) {
     const ReplicaState& r = *members[i];
     const double w = weights[i];
     drift += w * r.drift;
+    steps += w * static_cast<double>(r.steps);
     progress += w * r.base_progress;
     gain += w * (r.progress - r.base_progress);
     shared += w * std::sqrt(std::max(r.decay * r.inherited + r.penalty_decay * r.penalty, 0.0));
@@ -179,6 +183,7 @@ SurrogateDynamics::NoiseParts SurrogateDynamics::average_parts(const std::vector
   const double efficiency = std::pow(1.0 + drift / m_.progress.drift_scale, -m_.progress.drift_exponent);
   NoiseParts parts;
   parts.progress = progress + efficiency * gain;
+  parts.round_steps = steps;
   parts.inherited = shared * shared;
   const double r = m_.noise.divergence > 0 ? std::pow(drift / m_.noise.divergence_scale, m_.noise.divergence_exponent) : 0.0;
   parts.penalty = (1.0 - w_sq) * m_.noise.divergence * r / (1.0 + r);
@@ -199,6 +204,7 @@ ReplicaState SurrogateDynamics::average(const std::vector<const ReplicaState*>& 
   out.base_progress = parts.progress;
   out.inherited = parts.inherited + z * (parts.fresh - parts.penalty);
   out.penalty = z * parts.penalty;
+  out.round_steps = parts.round_steps;
   return out;
 }
 
@@ -213,7 +219,7 @@ void SurrogateDynamics::observe(GlobalState& g, const ReplicaState& averaged, Su
   const double rho = m_.accuracy.residual_correlation;
   if (rng) g.accuracy_residual = rho * g.accuracy_residual + std::sqrt(1.0 - rho * rho) * m_.accuracy.residual_sd * rng->normal();
   g.loss = loss;
-  g.accuracy = std::clamp(m_.accuracy.at(loss) + g.accuracy_residual, 0.0, 1.0);
+  g.accuracy = std::clamp(m_.accuracy.at(loss, averaged.round_steps) + g.accuracy_residual, 0.0, 1.0);
 }
 
 }  // namespace env

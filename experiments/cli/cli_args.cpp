@@ -75,17 +75,31 @@ std::vector<std::uint64_t> parse_seed_list(const std::string& flag, const std::s
   return seeds;
 }
 
-std::vector<double> parse_positive_list(const std::string& flag, const std::string& value) {
+namespace {
+
+// A comma-separated list of finite numbers, each > 0 or, with `zero_allowed`, >= 0.
+std::vector<double> parse_number_list(const std::string& flag, const std::string& value, bool zero_allowed) {
+  const std::string expected = zero_allowed ? "numbers >= 0 like 0,0.003,0.006" : "numbers > 0 like 1,1.2,1.5";
   std::vector<double> numbers;
   std::stringstream items(value);
   for (std::string item; std::getline(items, item, ',');) {
     const auto number = parse_whole_number(item);
-    if (!number || !std::isfinite(*number) || *number <= 0)
-      throw UsageError(flag + ": expected numbers > 0 like 1,1.2,1.5, got '" + value + "'");
+    if (!number || !std::isfinite(*number) || *number < 0 || (*number == 0 && !zero_allowed))
+      throw UsageError(flag + ": expected " + expected + ", got '" + value + "'");
     numbers.push_back(*number);
   }
-  if (numbers.empty()) throw UsageError(flag + ": expected numbers > 0 like 1,1.2,1.5, got '" + value + "'");
+  if (numbers.empty()) throw UsageError(flag + ": expected " + expected + ", got '" + value + "'");
   return numbers;
+}
+
+}  // namespace
+
+std::vector<double> parse_positive_list(const std::string& flag, const std::string& value) {
+  return parse_number_list(flag, value, /*zero_allowed=*/false);
+}
+
+std::vector<double> parse_non_negative_list(const std::string& flag, const std::string& value) {
+  return parse_number_list(flag, value, /*zero_allowed=*/true);
 }
 
 }  // namespace experiments

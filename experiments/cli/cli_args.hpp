@@ -46,6 +46,8 @@ std::vector<std::uint64_t> parse_seed_list(const std::string& flag, const std::s
 
 // A comma-separated list of finite numbers > 0 ("1,1.2,1.5"); UsageError naming the flag otherwise.
 std::vector<double> parse_positive_list(const std::string& flag, const std::string& value);
+// The same with numbers >= 0 ("0,0.003,0.006").
+std::vector<double> parse_non_negative_list(const std::string& flag, const std::string& value);
 
 // `value` of `flag` as one of a typed enum's spellings; UsageError "--model: expected mlp, cnn or
 // resnet, got 'x'" otherwise.

@@ -26,7 +26,7 @@ namespace {
 
 const char* kSurrogateHelp = R"(usage: orchestra surrogate log TRAIN_CONFIG [--episodes N] [--first K] [--seed S] [--out DIR] [--quiet]
        orchestra surrogate fit LOG_DIR... [--out FILE] [--forms progress-noise,sample-clock] [--quiet]
-       orchestra surrogate calibrate SURROGATE.json CONFIG... [--real DIR]... [--scales LIST] [--out FILE] [--work DIR]
+       orchestra surrogate calibrate SURROGATE.json CONFIG... [--real DIR]... [--scales LIST] [--steps-gains LIST] [--out FILE] [--work DIR]
        orchestra surrogate fidelity SURROGATE.json CONFIG... [--seeds 1-3] [--jobs N] [--real DIR]... [--out DIR]
 
 The surrogate of training: a fitted model of how the global model's test loss and accuracy move in
@@ -69,6 +69,9 @@ at microseconds per round (README, "The surrogate of training").
       --real DIR     an earlier real evaluation of (some of) the configs, reused; repeatable
                      (default: run the real evaluation once, in the first scale's folder)
       --scales LIST  drift scales to try, comma-separated (default 1,1.1,1.2,1.3,1.4,1.5)
+      --steps-gains LIST  the accuracy's gain per ln(1 + a round's local steps) to try with each
+                     scale, comma-separated (default 0: the fit's accuracy map; e.g. 0,0.003,0.006)
+      --steps-reference S  the round steps at which the gain adds nothing (default 8)
       --seeds LIST, --jobs N, --policy P.pt   as for fidelity
       --work DIR     one fidelity folder per scale (default results/surrogate-calibration)
       --out FILE     (default surrogate-calibrated.json)
@@ -256,6 +259,10 @@ int surrogate_calibrate(ArgCursor& arg) {
       return 0;
     } else if (a == "--scales") {
       options.scales = parse_positive_list("--scales", arg.value());
+    } else if (a == "--steps-gains") {
+      options.steps_gains = parse_non_negative_list("--steps-gains", arg.value());
+    } else if (a == "--steps-reference") {
+      options.steps_reference = arg.number(0, 1e6);
     } else if (a == "--work") {
       options.work_dir = arg.value();
     } else if (a == "--out") {
@@ -269,7 +276,8 @@ int surrogate_calibrate(ArgCursor& arg) {
   const SurrogateCalibrationResult result = calibrate_surrogate(options);
   std::cout << calibration_markdown(result);
   if (!options.fidelity.quiet)
-    std::fprintf(stderr, "surrogate calibrate: wrote %s (drift scale %g)\n", options.out.c_str(), result.points[result.chosen].scale);
+    std::fprintf(stderr, "surrogate calibrate: wrote %s (drift scale %g, steps gain %g)\n", options.out.c_str(),
+                 result.points[result.chosen].scale, result.points[result.chosen].steps_gain);
   return 0;
 }
 

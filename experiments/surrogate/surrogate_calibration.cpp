@@ -21,6 +21,16 @@ env::SurrogateModel with_drift_scale(const env::SurrogateModel& model, double sc
   return scaled;
 }
 
+env::SurrogateModel with_calibration(const env::SurrogateModel& model, double scale, double steps_gain, double steps_reference) {
+  if (!std::isfinite(steps_gain)) throw std::invalid_argument("steps gain: expected a finite number");
+  if (!(steps_reference >= 0) || !std::isfinite(steps_reference))
+    throw std::invalid_argument("steps reference: expected a number >= 0");
+  env::SurrogateModel calibrated = with_drift_scale(model, scale);
+  calibrated.accuracy.steps_gain = steps_gain;
+  calibrated.accuracy.steps_reference = steps_reference;
+  return calibrated;
+}
+
 CalibrationPoint calibration_point(double scale, const SurrogateFidelity& fidelity) {
   CalibrationPoint p;
   p.scale = scale;
@@ -45,7 +55,9 @@ std::size_t choose_calibration(const std::vector<CalibrationPoint>& points) {
       if (p.best_same_or_adjacent > b.best_same_or_adjacent) best = i;
     } else if (p.mean_abs_error_sweep != b.mean_abs_error_sweep) {
       if (p.mean_abs_error_sweep < b.mean_abs_error_sweep) best = i;
-    } else if (std::abs(std::log(p.scale)) < std::abs(std::log(b.scale))) {
+    } else if (std::abs(std::log(p.scale)) != std::abs(std::log(b.scale))) {
+      if (std::abs(std::log(p.scale)) < std::abs(std::log(b.scale))) best = i;
+    } else if (std::abs(p.steps_gain) < std::abs(b.steps_gain)) {
       best = i;
     }
   }
@@ -54,9 +66,12 @@ std::size_t choose_calibration(const std::vector<CalibrationPoint>& points) {
 
 namespace {
 
-std::string scale_name(double scale) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "scale-%g", scale);
+std::string point_name(double scale, double steps_gain) {
+  char buf[64];
+  if (steps_gain == 0)
+    std::snprintf(buf, sizeof buf, "scale-%g", scale);
+  else
+    std::snprintf(buf, sizeof buf, "scale-%g-steps-gain-%g", scale, steps_gain);
   return buf;
 }
 
@@ -74,6 +89,11 @@ SurrogateCalibrationResult calibrate_surrogate(const SurrogateCalibrationOptions
   if (options.scales.empty()) throw common::UsageError("calibrate: --scales needs at least one scale");
   for (double s : options.scales)
     if (!(s > 0) || !std::isfinite(s)) throw common::UsageError("calibrate: --scales: every scale must be a number > 0");
+  if (options.steps_gains.empty()) throw common::UsageError("calibrate: --steps-gains needs at least one gain");
+  for (double g : options.steps_gains)
+    if (!std::isfinite(g)) throw common::UsageError("calibrate: --steps-gains: every gain must be a finite number");
+  if (!(options.steps_reference >= 0) || !std::isfinite(options.steps_reference))
+    throw common::UsageError("calibrate: --steps-reference: expected a number >= 0");
   for (const auto& dir : given.real_from)
     if (!fs::is_directory(dir)) throw common::DataError(dir + ": no such folder (--real: an orchestra evaluate --out folder)");
   const auto fitted = env::read_surrogate(given.surrogate);  // a bad file stops here
@@ -83,36 +103,42 @@ SurrogateCalibrationResult calibrate_surrogate(const SurrogateCalibrationOptions
   // folder's real/), and every later scale reuses that evaluation.
   FidelityRunOptions fidelity = given;
   SurrogateCalibrationResult result;
-  for (double scale : options.scales) {
-    const fs::path dir = work / scale_name(scale);
-    fs::create_directories(dir);
-    fidelity.surrogate = (dir / "surrogate.json").string();
-    fidelity.out_dir = dir.string();
-    env::write_surrogate(fidelity.surrogate, with_drift_scale(*fitted, scale));
-    fidelity.quiet = given.quiet || !fidelity.real_from.empty();  // the real evaluation's progress, if it runs
-    const FidelityRunResult run = run_surrogate_fidelity(fidelity);
-    fidelity.real_from = run.real_dirs;
-    result.points.push_back(calibration_point(scale, run.fidelity));
-    if (!given.quiet) {
-      const auto& p = result.points.back();
-      std::fprintf(stderr, "surrogate calibrate: drift scale %g: best T same or adjacent on %d of %d, sweep mean |error| %.1f%%\n", scale,
-                   p.best_same_or_adjacent, p.clusters, 100 * p.mean_abs_error_sweep);
+  for (double scale : options.scales)
+    for (double gain : options.steps_gains) {
+      const fs::path dir = work / point_name(scale, gain);
+      fs::create_directories(dir);
+      fidelity.surrogate = (dir / "surrogate.json").string();
+      fidelity.out_dir = dir.string();
+      env::write_surrogate(fidelity.surrogate, with_calibration(*fitted, scale, gain, options.steps_reference));
+      fidelity.quiet = given.quiet || !fidelity.real_from.empty();  // the real evaluation's progress, if it runs
+      const FidelityRunResult run = run_surrogate_fidelity(fidelity);
+      fidelity.real_from = run.real_dirs;
+      result.points.push_back(calibration_point(scale, run.fidelity));
+      result.points.back().steps_gain = gain;
+      if (!given.quiet) {
+        const auto& p = result.points.back();
+        std::fprintf(stderr, "surrogate calibrate: drift scale %g, steps gain %g: best T same or adjacent on %d of %d, sweep mean |error| %.1f%%\n",
+                     scale, gain, p.best_same_or_adjacent, p.clusters, 100 * p.mean_abs_error_sweep);
+      }
     }
-  }
   result.chosen = choose_calibration(result.points);
-  result.model = with_drift_scale(*fitted, result.points[result.chosen].scale);
+  const CalibrationPoint& chosen = result.points[result.chosen];
+  result.model = with_calibration(*fitted, chosen.scale, chosen.steps_gain, options.steps_reference);
 
   nlohmann::json report = read_fit_report(given.surrogate);
   nlohmann::json grid = nlohmann::json::array();
   for (const auto& p : result.points)
     grid.push_back({{"drift_scale", p.scale},
+                    {"steps_gain", p.steps_gain},
                     {"clusters", p.clusters},
                     {"best_same_or_adjacent", p.best_same_or_adjacent},
                     {"sweep_mean_abs_error", p.mean_abs_error_sweep},
                     {"surrogate_only_misses", p.surrogate_only_misses},
                     {"real_only_misses", p.real_only_misses}});
   report["calibration"] = {{"fitted", given.surrogate},
-                           {"drift_scale", result.points[result.chosen].scale},
+                           {"drift_scale", chosen.scale},
+                           {"steps_gain", chosen.steps_gain},
+                           {"steps_reference", options.steps_reference},
                            {"configs", given.configs},
                            {"real_runs", fidelity.real_from},
                            {"grid", grid}};
@@ -122,13 +148,13 @@ SurrogateCalibrationResult calibrate_surrogate(const SurrogateCalibrationOptions
 
 std::string calibration_markdown(const SurrogateCalibrationResult& result) {
   std::string md =
-      "| drift scale | best static T same or adjacent | sweep mean abs. error | missed only on the surrogate (runs) | missed only in real training "
-      "(runs) |\n|---:|---:|---:|---:|---:|\n";
+      "| drift scale | steps gain | best static T same or adjacent | sweep mean abs. error | missed only on the surrogate (runs) | missed only "
+      "in real training (runs) |\n|---:|---:|---:|---:|---:|---:|\n";
   for (std::size_t i = 0; i < result.points.size(); ++i) {
     const auto& p = result.points[i];
     char row[256];
-    std::snprintf(row, sizeof row, "| %s%g%s | %d of %d | %.1f%% | %d | %d |\n", i == result.chosen ? "**" : "", p.scale,
-                  i == result.chosen ? "** (chosen)" : "", p.best_same_or_adjacent, p.clusters, 100 * p.mean_abs_error_sweep,
+    std::snprintf(row, sizeof row, "| %s%g%s | %g | %d of %d | %.1f%% | %d | %d |\n", i == result.chosen ? "**" : "", p.scale,
+                  i == result.chosen ? "** (chosen)" : "", p.steps_gain, p.best_same_or_adjacent, p.clusters, 100 * p.mean_abs_error_sweep,
                   p.surrogate_only_misses, p.real_only_misses);
     md += row;
   }

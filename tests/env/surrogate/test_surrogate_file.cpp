@@ -50,6 +50,22 @@ TEST_CASE("surrogate file: the barrier's rate k is written and read, a file fitt
   check_bad(edited([](nlohmann::json& j) { j["noise"]["penalty_speedup"] = 0; }), "noise.penalty_speedup: expected a number > 0");
 }
 
+TEST_CASE("surrogate file: the accuracy's steps gain is written and read, a file without it has none and is written as before") {
+  testing::TempDir dir;
+  const std::string path = dir / "s.json";
+  env::SurrogateModel m = testing::noisy_surrogate();
+  env::write_surrogate(path, m, nullptr);
+  CHECK_FALSE(nlohmann::json::parse(testing::read_text(path))["accuracy"].contains("steps_gain"));
+  CHECK(env::read_surrogate(path)->accuracy.steps_gain == 0);
+  m.accuracy.steps_gain = 0.004;
+  m.accuracy.steps_reference = 6;
+  env::write_surrogate(path, m, nullptr);
+  const auto back = env::read_surrogate(path);
+  CHECK(back->accuracy.steps_gain == 0.004);
+  CHECK(back->accuracy.steps_reference == 6);
+  check_bad(edited([](nlohmann::json& j) { j["accuracy"]["steps_gain"] = "x"; }), "accuracy.steps_gain");
+}
+
 TEST_CASE("surrogate file: a missing file, a folder, garbage, another format or version, and bad numbers") {
   testing::TempDir dir;
   CHECK_THROWS_WITH_AS(env::read_surrogate(dir / "none.json"), doctest::Contains("none.json: no such surrogate file"), common::DataError);

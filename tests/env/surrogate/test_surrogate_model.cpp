@@ -44,6 +44,28 @@ TEST_CASE("surrogate: the loss curve, the accuracy map and a plain average, by h
   CHECK(global.accuracy == doctest::Approx(0.9 - 0.3 * std::log(2.0 / 1.5)));
 }
 
+TEST_CASE("surrogate: the accuracy's steps gain, by hand, from the averaged members' mean local steps") {
+  env::SurrogateModel m = testing::plain_surrogate();
+  CHECK(m.accuracy.at(1.0, 63) == doctest::Approx(0.9));  // no gain: the loss's alone
+  m.accuracy.steps_gain = 0.01;
+  m.accuracy.steps_reference = 3;
+  CHECK(m.accuracy.at(1.0, 3) == doctest::Approx(0.9));   // at the reference it adds nothing
+  CHECK(m.accuracy.at(1.0, 15) == doctest::Approx(0.9 + 0.01 * (std::log(16.0) - std::log(4.0))));
+  CHECK(m.accuracy.at(1.0, 0) == doctest::Approx(0.9 - 0.01 * std::log(4.0)));
+  const env::SurrogateDynamics dynamics(m);
+  env::ReplicaState a, b;
+  dynamics.advance(a, 15, 16, 1.0);
+  dynamics.advance(b, 3, 16, 1.0);
+  // Weights 3/4 and 1/4: the model came from 0.75 * 15 + 0.25 * 3 = 12 steps a member.
+  const env::ReplicaState avg = dynamics.average({&a, &b}, {0.75, 0.25}, nullptr);
+  CHECK(avg.round_steps == doctest::Approx(12.0));
+  env::GlobalState global;
+  dynamics.observe(global, avg, nullptr);
+  CHECK(global.accuracy == doctest::Approx(m.accuracy.at(global.loss, 0) + 0.01 * std::log(13.0)));
+  m.accuracy.steps_reference = -1;
+  CHECK_THROWS_WITH_AS(env::validate(m), doctest::Contains("accuracy.steps_reference"), std::invalid_argument);
+}
+
 TEST_CASE("surrogate: the drift penalty and the noise of an average, by hand") {
   env::SurrogateModel m = testing::plain_surrogate();
   m.progress.drift_exponent = 1;  // e = (1 + d / 10)^-1

@@ -123,6 +123,23 @@ TEST_CASE("orchestra surrogate calibrate: real sweep once, one fidelity per drif
   CHECK(second["fit"]["calibration"]["grid"][0] == calibration["grid"][1]);
   CHECK(env::read_surrogate(dir / "c2.json")->progress.drift_scale == doctest::Approx(fitted->progress.drift_scale * 4));
 
+  // A grid of steps gains crossed with the scales: one folder per point, the chosen gain written.
+  const auto gains = testing::run_command(base + " --scales 4 --steps-gains 0,0.02 --steps-reference 5 --real " + (dir / "work/scale-1/real") +
+                                          " --work " + (dir / "work-gains") + " --out " + (dir / "c-gains.json") + " --quiet");
+  REQUIRE_MESSAGE(gains.exit_code == 0, gains.output);
+  CHECK(std::filesystem::exists(dir / "work-gains/scale-4/fidelity.csv"));
+  CHECK(std::filesystem::exists(dir / "work-gains/scale-4-steps-gain-0.02/fidelity.csv"));
+  const auto gains_file = nlohmann::json::parse(testing::read_text(dir / "c-gains.json"));
+  REQUIRE(gains_file["fit"]["calibration"]["grid"].size() == 2);
+  CHECK(gains_file["fit"]["calibration"]["grid"][1]["steps_gain"] == 0.02);
+  CHECK(gains_file["fit"]["calibration"]["grid"][0] == calibration["grid"][1]);  // gain 0: the scale alone, as before
+  const double gain = gains_file["fit"]["calibration"]["steps_gain"].get<double>();
+  CHECK(env::read_surrogate(dir / "c-gains.json")->accuracy.steps_gain == gain);
+  const auto bad_gains = testing::run_command(base + " --steps-gains 0,-1 --out " + (dir / "c-bad.json"));
+  CHECK(bad_gains.exit_code == 2);
+  CHECK(bad_gains.output.find("--steps-gains: expected numbers >= 0") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "c-bad.json"));
+
   // Several real folders, one per set of configs (--real is repeatable, for fidelity too): a
   // second cluster evaluated on its own joins the first.
   std::string other = kTask;

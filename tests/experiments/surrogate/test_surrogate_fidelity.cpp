@@ -139,7 +139,23 @@ TEST_CASE("surrogate calibration: both drift scales scaled, misses counted per s
   CHECK(experiments::choose_calibration({p(1.5, 14, 0.1), p(0.8, 14, 0.1), p(1.1, 14, 0.1)}) == 2);
   CHECK_THROWS_AS(experiments::choose_calibration({}), std::invalid_argument);
   const std::string md = experiments::calibration_markdown({{p(1, 12, 0.1), p(1.2, 14, 0.2)}, 1, model});
-  CHECK(md.find("| **1.2** (chosen) | 14 of 16 | 20.0% |") != std::string::npos);
+  CHECK(md.find("| **1.2** (chosen) | 0 | 14 of 16 | 20.0% |") != std::string::npos);
+
+  // The steps gain: set by with_calibration beside the scale; a tie on everything else keeps the
+  // smaller gain (the fit's map as it is).
+  const auto both = experiments::with_calibration(model, 1.5, 0.004, 6);
+  CHECK(both.progress.drift_scale == doctest::Approx(450));
+  CHECK(both.accuracy.steps_gain == 0.004);
+  CHECK(both.accuracy.steps_reference == 6);
+  CHECK_THROWS_AS(experiments::with_calibration(model, 1.5, std::nan(""), 6), std::invalid_argument);
+  CHECK_THROWS_AS(experiments::with_calibration(model, 1.5, 0.004, -1), std::invalid_argument);
+  const auto g = [&](double gain, int same, double error) {
+    P x = p(1.2, same, error);
+    x.steps_gain = gain;
+    return x;
+  };
+  CHECK(experiments::choose_calibration({g(0.006, 14, 0.1), g(0, 14, 0.1), g(0.003, 14, 0.1)}) == 1);
+  CHECK(experiments::choose_calibration({g(0, 14, 0.1), g(0.003, 15, 0.2)}) == 1);
 }
 
 TEST_CASE("pretrained/surrogate-controller-task-calibrated.json is the shipped fit with its recorded drift scale, nothing else changed") {
