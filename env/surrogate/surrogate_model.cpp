@@ -52,7 +52,7 @@ double AccuracyMap::at(double loss, double round_steps) const {
     y += c * power;
     power *= x;
   }
-  if (steps_gain != 0) y += steps_gain * (std::log1p(std::max(round_steps, 0.0)) - std::log1p(steps_reference));
+  if (steps_gain != 0) y += steps_gain * std::max(0.0, std::log1p(std::max(round_steps, 0.0)) - std::log1p(steps_reference));
   return std::clamp(y, 0.0, 1.0);
 }
 

@@ -35,12 +35,12 @@
 //   L = F(p) exp(u), u an AR(1) process over rounds (sd `fresh_sd`, correlation `observation_correlation`).
 //
 // Both: the test accuracy is a polynomial in ln L (fitted on the logged evaluations) plus an AR(1)
-// residual over evaluations, plus zeta (ln(1 + s) - ln(1 + s_ref)), s the averaged members' mean
-// local steps in the round that made the model (`accuracy.steps_gain`, 0 in a plain fit; set by
-// `orchestra surrogate calibrate --steps-gains`): an average of replicas that took many local steps
-// classifies better than its loss says (real runs of comm_bound_1g: +0.8 points at 26 steps a round
-// over the map of its rounds of 2-10 steps; the logged rounds: +0.35-0.49 points above 16 steps,
-// none below, hence s_ref = 8, BENCHMARKS "The surrogate's tilt"); a step's training loss is the replica's L times exp(gap + noise of sd
+// residual over evaluations, plus zeta max(0, ln(1 + s) - ln(1 + s_ref)), s the averaged members'
+// mean local steps in the round that made the model (`accuracy.steps_gain`, 0 in a plain fit; set
+// by `orchestra surrogate calibrate --steps-gains`): an average of replicas that took many local
+// steps classifies better than its loss says, and one of few steps does not (real sweeps: +0.7 to
+// +1.5 points at 13-30 steps a round over the map of the same cluster's rounds of 2-8 steps, about
+// 0 below 8, hence a hinge at s_ref = 8; BENCHMARKS "The surrogate's tilt"); a step's training loss is the replica's L times exp(gap + noise of sd
 // `step_sd`); each episode's curve is scaled once by exp(o), o ~ N(0, episode_sd^2) (runs of one
 // workload differ by seed).
 #pragma once
@@ -88,7 +88,7 @@ struct NoiseParams {
   double penalty_speedup = 1;         // k: the barrier P is shed at k rho (1: as the rest of v)
 };
 
-// accuracy = sum_k coefficients[k] (ln L)^k + steps_gain (ln(1 + s) - ln(1 + steps_reference)),
+// accuracy = sum_k coefficients[k] (ln L)^k + steps_gain max(0, ln(1 + s) - ln(1 + steps_reference)),
 // ln L clamped to [log_loss_min, log_loss_max] (the fitted range), plus the residual:
 // r' = correlation r + sqrt(1 - correlation^2) residual_sd eps.
 struct AccuracyMap {
@@ -98,7 +98,7 @@ struct AccuracyMap {
   double residual_sd = 0;
   double residual_correlation = 0;
   double steps_gain = 0;        // zeta, per ln(1 + the model's round steps)
-  double steps_reference = 8;   // the round steps at which the polynomial holds as fitted
+  double steps_reference = 8;   // the round steps up to which the polynomial holds as fitted
   // The mean accuracy, in [0, 1], of a model at `loss` averaged from replicas that took
   // `round_steps` local steps each on average.
   double at(double loss, double round_steps = 0) const;

@@ -71,7 +71,7 @@ at microseconds per round (README, "The surrogate of training").
       --scales LIST  drift scales to try, comma-separated (default 1,1.1,1.2,1.3,1.4,1.5)
       --steps-gains LIST  the accuracy's gain per ln(1 + a round's local steps) to try with each
                      scale, comma-separated (default 0: the fit's accuracy map; e.g. 0,0.003,0.006)
-      --steps-reference S  the round steps at which the gain adds nothing (default 8)
+      --steps-reference S  the round steps up to which the gain adds nothing (default 8)
       --seeds LIST, --jobs N, --policy P.pt   as for fidelity
       --work DIR     one fidelity folder per scale (default results/surrogate-calibration)
       --out FILE     (default surrogate-calibrated.json)

@@ -17,7 +17,7 @@
 // mean |relative error| over every sweep point. Choose on validation clusters, judge on others.
 //
 // A second correction, crossed with the first when asked (`steps_gains`): the accuracy's gain per
-// ln(1 + local steps) of the round that made the model (AccuracyMap::steps_gain, around
+// ln(1 + local steps) of the round that made the model (AccuracyMap::steps_gain, above
 // `steps_reference` steps). The fit's accuracy is the loss's alone, and real averages of long
 // rounds classify better than their loss says: on comm_bound_1g the fit's accuracy at the loss of
 // a 2.8 s barrier is 0.6 points below real training's, and a controller trained on it never climbs
