@@ -40,9 +40,9 @@
 // by `orchestra surrogate calibrate --steps-gains`): an average of replicas that took many local
 // steps classifies better than its loss says, and one of few steps does not (real sweeps: +0.7 to
 // +1.5 points at 13-30 steps a round over the map of the same cluster's rounds of 2-8 steps, about
-// 0 below 8, hence a hinge at s_ref = 8; BENCHMARKS "The surrogate's tilt"); a step's training loss is the replica's L times exp(gap + noise of sd
-// `step_sd`); each episode's curve is scaled once by exp(o), o ~ N(0, episode_sd^2) (runs of one
-// workload differ by seed).
+// 0 below 8, hence a hinge at s_ref = 8; BENCHMARKS "The surrogate's tilt"); a step's training loss
+// is the replica's L times exp(gap + noise of sd `step_sd`); each episode's curve is scaled once by
+// exp(o), o ~ N(0, episode_sd^2) (runs of one workload differ by seed).
 #pragma once
 
 #include <cstdint>
