@@ -19,6 +19,7 @@ void validate(const BarrierControllerOptions& o) {
     bad_option("fixed_barrier_ms", "a positive number of ms", o.fixed_barrier_ms);
   if (o.source == BarrierSource::CommMultiple && !(std::isfinite(o.comm_multiple) && o.comm_multiple > 0))
     bad_option("comm_multiple", "a positive factor", o.comm_multiple);
+  if (!(std::isfinite(o.lcm_multiple) && o.lcm_multiple > 0)) bad_option("lcm_multiple", "a positive factor", o.lcm_multiple);
   if (o.max_step_spread < 0) bad_option("max_step_spread", "an integer >= 0", o.max_step_spread);
   if (o.max_local_steps < 1) bad_option("max_local_steps", "an integer >= 1", o.max_local_steps);
   if (!(std::isfinite(o.action_unit_ms) && o.action_unit_ms >= 0))
@@ -194,7 +195,7 @@ void BarrierController::start(const env::ClusterView& cluster) {
 
 void BarrierController::run_lcm() {
   lcm_ = lcm_barrier(batch_ms_, LcmOptions{options_.max_step_spread, options_.max_local_steps, options_.lcm_objective, comm_ms_});
-  barrier_ms_ = lcm_.barrier_ms;
+  barrier_ms_ = options_.lcm_multiple * lcm_.barrier_ms;
 }
 
 void BarrierController::update_local_steps() {

@@ -95,6 +95,12 @@ struct BarrierControllerOptions {
   double min_barrier_x_start = 0;
   double max_barrier_x_start = 0;
   bool rerun_lcm_each_epoch = true;  // Lcm only: re-run the heuristic on measured times (see above)
+  // Lcm only: T is this multiple of the heuristic's T*, at the start and at every re-run (1: T* as
+  // the paper). With an attached agent it moves the anchor: start_barrier_ms() and the bounds
+  // relative to the start follow it, so the network reads the scaled T* as its start (issue 41:
+  // the learned controllers end below the oracle's T on communication-bound clusters). Like T*,
+  // the scaled start is not clamped; the bounds act on moves.
+  double lcm_multiple = 1;
   DataPartition partition = DataPartition::Speed;
   int probe_repetitions = 5;     // probes per worker at start(); their median is t_b^n
   // The model average's weights: Uniform, 1/N over the workers that took part in the round (the

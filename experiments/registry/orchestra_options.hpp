@@ -20,6 +20,8 @@
 //                           the all-reduce counted) or idle (3.1.1's t_W read literally); see
 //                           orchestra/lcm_heuristic.hpp for why utilization is the default here
 //   rerun_lcm: true         orchestra-lcm only: re-run the heuristic on each epoch's measured times
+//   T_x_lcm: 1              orchestra-lcm only: T is this multiple of the heuristic's T* (a learned
+//                           controller's start and the anchor of its bounds move with it)
 //   partition: speed        speed (3.1.2, shares proportional to samples/s) or steps (B_n * tau_n)
 //   probes: 5               probes per worker at the start; t_b^n is their median
 //   weighting: uniform      the model average (env/round_plan.hpp): uniform over the workers that took

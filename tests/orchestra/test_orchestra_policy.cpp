@@ -350,6 +350,39 @@ TEST_CASE("orchestra-lcm follows measured times: the 2080 Ti slows to 20 ms, T* 
   CHECK(plan.workers[0].local_steps == 21);
 }
 
+TEST_CASE("lcm_multiple: T is that multiple of T* at the start and at every re-run, and the relative bounds follow it") {
+  auto fake = cluster_a();
+  BarrierControllerOptions options;
+  options.lcm_multiple = 2;
+  options.move = orchestra::BarrierMove::Multiplicative;
+  options.min_barrier_x_start = 0.5;
+  options.max_barrier_x_start = 4;
+  BarrierController c(options);
+  c.start(fake->view);
+  CHECK(c.lcm().barrier_ms == doctest::Approx(21));  // the heuristic's own T* is unchanged
+  CHECK(c.barrier_ms() == doctest::Approx(42));
+  CHECK(c.start_barrier_ms() == doctest::Approx(42));  // what the RL state's "T vs its start" reads
+  CHECK(c.min_barrier_ms() == doctest::Approx(21));
+  CHECK(c.max_barrier_ms() == doctest::Approx(168));
+  CHECK(c.local_steps() == std::vector<int>{4, 2, 2, 2});
+  CHECK(c.plan(at(0, 0, true)).barrier_ms == doctest::Approx(42));
+  feed_epoch(c, {20, 21, 21, 21}, 10, 0, 0);  // the re-run's T* is 420 ms (the test above)
+  CHECK(c.barrier_ms() == doctest::Approx(840));
+
+  BarrierControllerOptions half;
+  half.lcm_multiple = 0.5;
+  BarrierController h(half);
+  h.start(fake->view);
+  CHECK(h.barrier_ms() == doctest::Approx(10.5));
+  CHECK(h.local_steps() == std::vector<int>{1, 1, 1, 1});
+
+  for (double bad : {0.0, -1.0, std::nan("")}) {
+    BarrierControllerOptions o;
+    o.lcm_multiple = bad;
+    CHECK_THROWS_WITH_AS(BarrierController{o}, doctest::Contains("lcm_multiple: expected a positive factor"), std::invalid_argument);
+  }
+}
+
 TEST_CASE("after a move the agent owns T: measured times change tau, not T") {
   auto fake = cluster_a();
   BarrierController c;

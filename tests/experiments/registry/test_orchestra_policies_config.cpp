@@ -84,6 +84,10 @@ TEST_CASE("orchestra-lcm and fixed-t: keys set from YAML") {
   CHECK(o.partition == orchestra::DataPartition::Steps);
   CHECK(o.probe_repetitions == 3);
   CHECK(o.batch_sizes == std::vector<int>{16, 8, 8});
+  CHECK(o.lcm_multiple == 1);
+  CHECK(lcm.resolved["T_x_lcm"] == 1);
+  const auto scaled = build("{name: orchestra-lcm, T_x_lcm: 2.5}");
+  CHECK(dynamic_cast<const orchestra::BarrierController&>(*scaled.policy).options().lcm_multiple == 2.5);
 
   const auto moves = build("{name: orchestra-lcm, move: multiplicative, factor: 1.5, interval: rounds, interval_rounds: 4, "
                            "min_T_ms: 5, max_T_ms: 900, min_T_x_start: 0.25, max_T_x_start: 8}");
@@ -140,6 +144,8 @@ TEST_CASE("orchestra-lcm and fixed-t: bad keys name file:line and the key") {
   check_error("{name: orchestra-lcm, interval: weekly}", "policies[0].interval: expected one of epoch, rounds, got 'weekly'");
   check_error("{name: orchestra-lcm, min_T_ms: 50, max_T_ms: 20}", "policies[0].max_T_ms: must not be below min_T_ms");
   check_error("{name: orchestra-lcm, min_T_x_start: 2}", "policies[0].min_T_x_start: expected a number >= 0 and <= 1, got 2");
+  check_error("{name: orchestra-lcm, T_x_lcm: 0}", "policies[0].T_x_lcm: expected a number > 0");
+  check_error("{name: fixed-t, T_ms: 30, T_x_lcm: 2}", "policies[0].T_x_lcm: unknown key");
   check_error("{name: orchestra-lcm, max_T_x_start: 0.5}", "policies[0].max_T_x_start: expected a factor >= 1");
   const auto names = experiments::policy_names();
   CHECK(std::count(names.begin(), names.end(), "orchestra-lcm") == 1);
