@@ -212,3 +212,50 @@ TEST_CASE("configs/a3c_surrogate_progress.yaml: the surrogate recipe with the st
   CHECK(progress.a3c.entropy_coef == base.a3c.entropy_coef);
   CHECK(progress.a3c.seed == base.a3c.seed);
 }
+
+TEST_CASE("configs/a3c_surrogate_wide.yaml: the surrogate recipe on clusters with more communication, nothing else changed") {
+  const std::string dir = std::string(ORCHESTRA_SOURCE_DIR) + "/configs/";
+  const auto base = experiments::load_train_config(dir + "a3c_surrogate.yaml");
+  experiments::TrainConfig wide;
+  REQUIRE_NOTHROW(wide = experiments::load_train_config(dir + "a3c_surrogate_wide.yaml"));
+  REQUIRE(base.distribution.has_value());
+  REQUIRE(wide.distribution.has_value());
+  CHECK(wide.distribution->message_mb.hi == 2000);
+  CHECK(wide.distribution->inter_gbps.lo == 0.5);
+  // Only those two ranges differ, so the comparison in BENCHMARKS measures them.
+  auto same = *wide.distribution;
+  same.message_mb = base.distribution->message_mb;
+  same.inter_gbps = base.distribution->inter_gbps;
+  CHECK(same.servers.lo == base.distribution->servers.lo);
+  CHECK(same.total_workers.hi == base.distribution->total_workers.hi);
+  CHECK(same.profiles.size() == base.distribution->profiles.size());
+  CHECK(same.intra_gbps.lo == base.distribution->intra_gbps.lo);
+  CHECK(same.slowdown_probability == base.distribution->slowdown_probability);
+  CHECK(same.cyclic_probability == base.distribution->cyclic_probability);
+  CHECK(wide.distribution->message_mb.lo == base.distribution->message_mb.lo);
+  CHECK(wide.distribution->inter_gbps.hi == base.distribution->inter_gbps.hi);
+  CHECK(wide.control == base.control);
+  CHECK(wide.experiments == base.experiments);
+  CHECK(wide.reward == base.reward);
+  CHECK(wide.surrogate_file == base.surrogate_file);
+  CHECK(wide.exploring_start.lo == base.exploring_start.lo);
+  CHECK(wide.exploring_start.hi == base.exploring_start.hi);
+  CHECK(wide.a3c.hidden == base.a3c.hidden);
+  CHECK(wide.a3c.learning_rate == base.a3c.learning_rate);
+  CHECK(wide.a3c.envs_per_agent == base.a3c.envs_per_agent);
+  CHECK(wide.a3c.seed == base.a3c.seed);
+}
+
+TEST_CASE("the candidate policies of pretrained/candidates/ load, trained as the shipped policy's recipe deploys them") {
+  const auto shipped = agents::A3cPolicy::load(std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/orchestra-a3c-surrogate.pt");
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(ORCHESTRA_SOURCE_DIR) / "pretrained" / "candidates")) {
+    if (entry.path().extension() != ".pt") continue;
+    INFO(entry.path().string());
+    ++files;
+    agents::A3cPolicy candidate = agents::A3cPolicy::load(entry.path().string());
+    CHECK(candidate.observation_size() == shipped.observation_size());
+    CHECK(candidate.control() == shipped.control());  // the same moves, interval and bounds: compared on equal terms
+  }
+  CHECK(files >= 1);
+}
