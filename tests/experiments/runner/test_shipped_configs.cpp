@@ -246,8 +246,8 @@ TEST_CASE("configs/a3c_surrogate_wide.yaml: the surrogate recipe on clusters wit
   CHECK(wide.a3c.seed == base.a3c.seed);
 }
 
-TEST_CASE("the candidate policies of pretrained/candidates/ load, trained as the shipped policy's recipe deploys them") {
-  const auto shipped = agents::A3cPolicy::load(std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/orchestra-a3c-surrogate.pt");
+TEST_CASE("the policies of pretrained/candidates/ load, with the moves and state the shipped policy deploys") {
+  const auto shipped = agents::A3cPolicy::load(std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/orchestra-a3c.pt");
   int files = 0;
   for (const auto& entry : fs::directory_iterator(fs::path(ORCHESTRA_SOURCE_DIR) / "pretrained" / "candidates")) {
     if (entry.path().extension() != ".pt") continue;
