@@ -79,7 +79,8 @@ struct BarrierControllerOptions {
   // the paper's rule), or Utilization, the least busy worker's non-computing share of a round with
   // the all-reduce time C counted (the default of the orchestra-lcm policy in experiment configs,
   // experiments/registry/orchestra_options.hpp). C comes from ClusterView::allreduce_ms at start() and from
-  // the measured rounds' comm_ms after every epoch.
+  // the measured comm_ms of the rounds the whole cluster took part in after every epoch (window):
+  // an epoch's tail, averaged among the workers that still hold data, does not count.
   LcmObjective lcm_objective = LcmObjective::Idle;
   double action_unit_ms = 0;     // Additive: ms per action step; 0: the fastest worker's probed batch time
   BarrierMove move = BarrierMove::Additive;
@@ -101,6 +102,11 @@ struct BarrierControllerOptions {
   // the learned controllers end below the oracle's T on communication-bound clusters). Like T*,
   // the scaled start is not clamped; the bounds act on moves.
   double lcm_multiple = 1;
+  // Decision windows of whole-cluster rounds only (issue 41): a round some workers sat out (their
+  // epoch's shard used up while capped faster workers still hold data, an epoch's tail) neither
+  // enters the state's window nor closes it, and the agent is not asked after one; the epoch's
+  // end still closes the window. Off: every round counts (every policy trained before 2026-11-27).
+  bool whole_cluster_windows = false;
   DataPartition partition = DataPartition::Speed;
   int probe_repetitions = 5;     // probes per worker at start(); their median is t_b^n
   // The model average's weights: Uniform, 1/N over the workers that took part in the round (the
@@ -210,6 +216,7 @@ class BarrierController final : public env::BarrierPolicy {
   std::int64_t train_samples_ = 0;
   std::vector<double> start_batch_ms_;  // t_b^n as probed at start()
   int last_action_ = 0;
+  bool last_round_partial_ = false;  // the latest round had a worker with no local step
   bool holding_ = false;  // hold_at_accuracy reached: the agent is not asked again this run
 
   // This epoch's and this window's measurements, and what the state keeps of the closed windows.

@@ -28,7 +28,8 @@
 // | 8     | loss trend          | log2(window loss / previous window loss), clamped to [-1, 1]     | (2)   |
 // | 9     | waiting, cluster    | sum_n idle_n / sum_n (busy_n + idle_n) in the window             | (3)   |
 // | 10    | waiting, worst      | max_n idle_n / (busy_n + idle_n)                                 | (3)   |
-// | 11    | comm. share at T    | C / (C + T), C the all-reduce per round (measured, or modelled)  | (4)   |
+// | 11    | comm. share at T    | C / (C + T), C the all-reduce per round (measured on rounds of   | (4)   |
+// |       |                     | the whole cluster, or modelled)                                  |       |
 // | 12    | comm. share, window | all-reduce time / window time                                    | (4)   |
 // | 13    | T vs slowest step   | log2(T / max_n t_b^n) / 6, clamped to [-1, 1]                    | (4)   |
 // | 14    | T vs fastest step   | log2(T / min_n t_b^n) / 6, clamped to [-1, 1]                    | (4)   |

@@ -94,6 +94,7 @@ orchestra::BarrierControllerOptions read_barrier_options(common::YamlReader& r, 
     o.rerun_lcm_each_epoch = r.boolean("rerun_lcm", o.rerun_lcm_each_epoch);
     o.lcm_multiple = r.real("T_x_lcm", o.lcm_multiple, 0.0, 1e6, /*min_exclusive=*/true);
   }
+  o.whole_cluster_windows = r.boolean("whole_cluster_windows", o.whole_cluster_windows);
   o.partition = r.option("partition", o.partition, {{"speed", orchestra::DataPartition::Speed}, {"steps", orchestra::DataPartition::Steps}});
   o.probe_repetitions = static_cast<int>(r.integer("probes", o.probe_repetitions, 1, 1000));
   o.weighting = read_weighting(r, o.weighting);

@@ -88,6 +88,10 @@ TEST_CASE("orchestra-lcm and fixed-t: keys set from YAML") {
   CHECK(lcm.resolved["T_x_lcm"] == 1);
   const auto scaled = build("{name: orchestra-lcm, T_x_lcm: 2.5}");
   CHECK(dynamic_cast<const orchestra::BarrierController&>(*scaled.policy).options().lcm_multiple == 2.5);
+  CHECK_FALSE(o.whole_cluster_windows);
+  CHECK(lcm.resolved["whole_cluster_windows"] == false);
+  const auto whole = build("{name: orchestra-lcm, whole_cluster_windows: true}");
+  CHECK(dynamic_cast<const orchestra::BarrierController&>(*whole.policy).options().whole_cluster_windows);
 
   const auto moves = build("{name: orchestra-lcm, move: multiplicative, factor: 1.5, interval: rounds, interval_rounds: 4, "
                            "min_T_ms: 5, max_T_ms: 900, min_T_x_start: 0.25, max_T_x_start: 8}");
@@ -145,6 +149,7 @@ TEST_CASE("orchestra-lcm and fixed-t: bad keys name file:line and the key") {
   check_error("{name: orchestra-lcm, min_T_ms: 50, max_T_ms: 20}", "policies[0].max_T_ms: must not be below min_T_ms");
   check_error("{name: orchestra-lcm, min_T_x_start: 2}", "policies[0].min_T_x_start: expected a number >= 0 and <= 1, got 2");
   check_error("{name: orchestra-lcm, T_x_lcm: 0}", "policies[0].T_x_lcm: expected a number > 0");
+  check_error("{name: orchestra-lcm, whole_cluster_windows: maybe}", "policies[0].whole_cluster_windows:");
   check_error("{name: fixed-t, T_ms: 30, T_x_lcm: 2}", "policies[0].T_x_lcm: unknown key");
   check_error("{name: orchestra-lcm, max_T_x_start: 0.5}", "policies[0].max_T_x_start: expected a factor >= 1");
   const auto names = experiments::policy_names();
