@@ -19,6 +19,18 @@ LcmOptions utilization(int m, double comm_ms, int max_local_steps = 64) {
   return LcmOptions{m, max_local_steps, LcmObjective::Utilization, comm_ms};
 }
 
+// Four workers, a 10 ms one and three at 21 ms, whose all-reduce the cost model puts at 5 ms.
+env::ClusterView two_speed_cluster() {
+  env::ClusterView view;
+  view.num_workers = 4;
+  view.global_batch = 256;
+  view.train_samples = 60000;
+  view.max_batch = {512, 512, 512, 512};
+  view.probe_step_ms = [](int worker, int) { return worker == 0 ? 10.0 : 21.0; };
+  view.allreduce_ms = [](int participants) { return participants == 4 ? 5.0 : -1.0; };
+  return view;
+}
+
 }  // namespace
 
 TEST_CASE("LCM utilization, batch times 2, 3, 4 ms, M = 2, C = 0: T* = 9, not the literal rule's 4") {
@@ -79,13 +91,7 @@ TEST_CASE("LCM utilization rejects a negative or non-finite communication time")
 }
 
 TEST_CASE("the controller passes the cost model's all-reduce time as C, then the measured one") {
-  env::ClusterView view;
-  view.num_workers = 4;
-  view.global_batch = 256;
-  view.train_samples = 60000;
-  view.max_batch = {512, 512, 512, 512};
-  view.probe_step_ms = [](int worker, int) { return worker == 0 ? 10.0 : 21.0; };
-  view.allreduce_ms = [](int participants) { return participants == 4 ? 5.0 : -1.0; };
+  const env::ClusterView view = two_speed_cluster();
   orchestra::BarrierControllerOptions options;
   options.lcm_objective = LcmObjective::Utilization;
   orchestra::BarrierController c(options);
@@ -124,13 +130,7 @@ TEST_CASE("C is measured on rounds of the whole cluster: a round some workers sa
   // At an epoch's end the slow workers' shards can run out while capped fast workers still hold
   // data: those rounds average among the fast ones (within one server, issue 41's h100_k40_2g:
   // 100 ms where the cluster's all-reduce is 4.8 s). Their comm_ms is not the cluster's C.
-  env::ClusterView view;
-  view.num_workers = 4;
-  view.global_batch = 256;
-  view.train_samples = 60000;
-  view.max_batch = {512, 512, 512, 512};
-  view.probe_step_ms = [](int worker, int) { return worker == 0 ? 10.0 : 21.0; };
-  view.allreduce_ms = [](int participants) { return participants == 4 ? 5.0 : -1.0; };
+  const env::ClusterView view = two_speed_cluster();
   const auto round_of = [](const orchestra::BarrierController& c, std::int64_t index, double comm_ms, int taking_part) {
     env::RoundReport report;
     report.round = index;
