@@ -8,27 +8,17 @@
 
 #include "orchestra/barrier_controller.hpp"
 #include "orchestra/lcm_heuristic.hpp"
+#include "controller_fixture.hpp"
 
 using orchestra::lcm_barrier;
 using orchestra::LcmObjective;
 using orchestra::LcmOptions;
+using testing::two_speed_cluster;
 
 namespace {
 
 LcmOptions utilization(int m, double comm_ms, int max_local_steps = 64) {
   return LcmOptions{m, max_local_steps, LcmObjective::Utilization, comm_ms};
-}
-
-// Four workers, a 10 ms one and three at 21 ms, whose all-reduce the cost model puts at 5 ms.
-env::ClusterView two_speed_cluster() {
-  env::ClusterView view;
-  view.num_workers = 4;
-  view.global_batch = 256;
-  view.train_samples = 60000;
-  view.max_batch = {512, 512, 512, 512};
-  view.probe_step_ms = [](int worker, int) { return worker == 0 ? 10.0 : 21.0; };
-  view.allreduce_ms = [](int participants) { return participants == 4 ? 5.0 : -1.0; };
-  return view;
 }
 
 }  // namespace
@@ -124,53 +114,4 @@ TEST_CASE("the controller passes the cost model's all-reduce time as C, then the
   CHECK(c.comm_ms() == doctest::Approx(3));
   CHECK(c.lcm().round_waste == doctest::Approx(6.0 / 153));
   CHECK(c.barrier_ms() == doctest::Approx(150));
-}
-
-TEST_CASE("C is measured on rounds of the whole cluster: a round some workers sat out does not count") {
-  // At an epoch's end the slow workers' shards can run out while capped fast workers still hold
-  // data: those rounds average among the fast ones (within one server, issue 41's h100_k40_2g:
-  // 100 ms where the cluster's all-reduce is 4.8 s). Their comm_ms is not the cluster's C.
-  const env::ClusterView view = two_speed_cluster();
-  const auto round_of = [](const orchestra::BarrierController& c, std::int64_t index, double comm_ms, int taking_part) {
-    env::RoundReport report;
-    report.round = index;
-    report.comm_ms = comm_ms;
-    for (int n = 0; n < 4; ++n) {
-      env::WorkerRoundStats w;
-      const bool in = n < taking_part;
-      w.batch_size = in ? 64 : 0;
-      w.local_steps = in ? c.local_steps()[n] : 0;
-      w.samples = w.local_steps * 64;
-      w.compute_ms = w.local_steps * (n == 0 ? 10.0 : 21.0);
-      report.workers.push_back(w);
-    }
-    return report;
-  };
-  SUBCASE("decisions every round: the window's C is kept through a round of one worker") {
-    orchestra::BarrierControllerOptions options;
-    options.lcm_objective = LcmObjective::Utilization;
-    options.interval = orchestra::DecisionInterval::Rounds;
-    orchestra::BarrierController c(options);
-    c.start(view);
-    c.observe_round(round_of(c, 0, 40, 4));
-    CHECK(c.comm_ms() == doctest::Approx(40));
-    c.observe_round(round_of(c, 1, 2, 1));
-    CHECK(c.comm_ms() == doctest::Approx(40));
-    c.observe_round(round_of(c, 2, 30, 4));
-    CHECK(c.comm_ms() == doctest::Approx(30));
-  }
-  SUBCASE("one decision an epoch: the epoch's C averages its whole-cluster rounds only") {
-    orchestra::BarrierControllerOptions options;
-    options.lcm_objective = LcmObjective::Utilization;
-    orchestra::BarrierController c(options);
-    c.start(view);
-    c.observe_round(round_of(c, 0, 30, 4));
-    c.observe_round(round_of(c, 1, 2, 3));
-    env::EpochReport epoch;
-    epoch.accuracy = 0.5;
-    epoch.worker_steps = {30, 14, 14, 7};
-    epoch.worker_busy_ms = {300, 294, 294, 147};
-    c.observe_epoch(epoch);
-    CHECK(c.comm_ms() == doctest::Approx(30));  // not (30 + 2) / 2
-  }
 }

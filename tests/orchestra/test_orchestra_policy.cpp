@@ -8,9 +8,11 @@
 
 #include "orchestra/barrier_controller.hpp"
 #include "orchestra/data_partition.hpp"
+#include "controller_fixture.hpp"
 
 using orchestra::BarrierController;
 using orchestra::BarrierControllerOptions;
+using testing::ScriptedAgent;
 
 namespace {
 
@@ -82,17 +84,6 @@ void feed_epoch(BarrierController& c, const std::vector<double>& batch_ms, int r
   }
   c.observe_epoch(e);
 }
-
-struct ScriptedAgent : orchestra::BarrierAgent {
-  int action = 1;
-  int calls = 0;
-  std::vector<float> last_observation;
-  int act(const std::vector<float>& observation) override {
-    ++calls;
-    last_observation = observation;
-    return action;
-  }
-};
 
 double sum(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
 
@@ -319,70 +310,6 @@ TEST_CASE("interval: rounds asks the agent every K rounds and at every epoch's s
   per_epoch.plan(at(3, 0, false));
   per_epoch.plan(at(6, 0, false));
   CHECK(epoch_agent->calls == 1);
-}
-
-TEST_CASE("whole_cluster_windows: an epoch's tail, rounds some workers sit out, neither enters the window nor asks the agent") {
-  // Issue 41: at an epoch's end the slow workers' shards run out while capped fast workers still
-  // hold data; those rounds average among the fast ones over a cheap link. Read as a window they
-  // show the agent idle workers and a cheap all-reduce, which says nothing about the next T.
-  for (const bool whole_only : {false, true}) {
-    CAPTURE(whole_only);
-    auto fake = cluster_a();
-    auto agent = std::make_shared<ScriptedAgent>();
-    agent->action = 0;
-    BarrierControllerOptions options;
-    options.interval = orchestra::DecisionInterval::Rounds;
-    options.whole_cluster_windows = whole_only;
-    BarrierController c(options);
-    c.set_agent(agent);
-    c.start(fake->view);
-    const auto round_of = [&](std::int64_t index, int taking_part, double comm_ms, bool epoch_end) {
-      env::RoundReport report;
-      report.round = index;
-      report.comm_ms = comm_ms;
-      report.round_ms = 100 + comm_ms;
-      report.epoch_end = epoch_end;
-      report.train_loss = 1.0;
-      for (int n = 0; n < 4; ++n) {
-        env::WorkerRoundStats w;
-        w.batch_size = n < taking_part ? c.batch_sizes()[n] : 0;
-        w.local_steps = n < taking_part ? c.local_steps()[n] : 0;
-        w.samples = w.local_steps * w.batch_size;
-        w.compute_ms = w.local_steps * (n == 0 ? 10.0 : 21.0);
-        w.idle_ms = n < taking_part ? 0.0 : 100.0;
-        report.workers.push_back(w);
-      }
-      return report;
-    };
-    c.plan(at(0, 0, true));
-    CHECK(agent->calls == 1);
-    c.observe_round(round_of(0, 4, 60, false));  // the whole cluster: a window, the next round decides
-    CHECK(c.decision_point(at(1, 0, false)));
-    c.plan(at(1, 0, false));
-    CHECK(agent->calls == 2);
-    const float comm_share = agent->last_observation[orchestra::StateLayout::kCommShareWindow];
-    CHECK(comm_share == doctest::Approx(60.0 / 160));
-    const auto tail = round_of(1, 1, 5, false);  // only the fastest worker still holds data
-    CHECK(c.closes_window(tail) == !whole_only);
-    c.observe_round(tail);
-    CHECK(c.decision_point(at(2, 0, false)) == !whole_only);
-    c.plan(at(2, 0, false));
-    CHECK(agent->calls == (whole_only ? 2 : 3));
-    const auto last = round_of(2, 1, 5, true);  // the epoch's end closes a window either way
-    CHECK(c.closes_window(last));
-    c.observe_round(last);
-    env::EpochReport epoch;
-    epoch.accuracy = 0.5;
-    epoch.worker_steps = {4, 1, 1, 1};
-    epoch.worker_busy_ms = {40, 21, 21, 21};
-    c.observe_epoch(epoch);
-    c.plan(at(3, 1, true));
-    CHECK(agent->calls == (whole_only ? 3 : 4));
-    // The window the agent reads at the epoch's start: round 0 (the tail left out), or the tail's
-    // last round (5 ms of communication in a 105 ms round).
-    const float read = agent->last_observation[orchestra::StateLayout::kCommShareWindow];
-    CHECK(read == doctest::Approx(whole_only ? 60.0 / 160 : 5.0 / 105));
-  }
 }
 
 TEST_CASE("an action outside {-1, 0, +1} is rejected with a clear message") {
