@@ -1,6 +1,6 @@
-"""The examples of experiments/python/examples/ run as a user runs them: the random agent, and
+"""The examples of experiments/python/examples/ run as a user runs them: the random agent,
 REINFORCE in PyTorch, which must end with a better held-out return than random actions on the
-same episodes."""
+same episodes, and the climb-then-hold schedules of climb_ceiling.py."""
 import json
 import os
 import subprocess
@@ -37,6 +37,21 @@ class Examples(unittest.TestCase):
         out = example("reinforce.py", "--seed", "1", "--quiet")
         trained, random = sum(out["trained"]) / len(out["trained"]), sum(out["random"]) / len(out["random"])
         self.assertGreater(trained, random)
+
+    def test_climb_ceiling_runs_the_climb_and_the_static_barrier_it_is_judged_against(self):
+        task = os.path.join(t.SOURCE_DIR, "configs", "python_task.yaml")
+        out = example("climb_ceiling.py", task, "--caps", "1,2,8", "--seeds", "1")
+        rows = {r["cap"]: r for r in out["rows"]}
+        self.assertEqual(sorted(rows), [1.0, 2.0, 8.0])
+        start = rows[1.0]["static_T_ms"]
+        # cap 1: both hold T*; cap 2: the first decision comes before round 0, so one move up is the
+        # static 2 T* from the first round, the same episode to the last bit
+        for cap in (1.0, 2.0):
+            self.assertEqual(rows[cap]["climb_s"], rows[cap]["static_s"])
+            self.assertAlmostEqual(rows[cap]["climb_T_ms"], cap * start, delta=1e-6 * start)
+        self.assertAlmostEqual(rows[8.0]["static_T_ms"], 8 * start, delta=1e-6 * start)  # T_x_lcm: 8
+        self.assertLessEqual(rows[8.0]["climb_T_ms"], 8 * start * (1 + 1e-9))  # one move a round, never past the cap
+        self.assertEqual(len(out["ratios"]), 1)
 
 
 if __name__ == "__main__":
