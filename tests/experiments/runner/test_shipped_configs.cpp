@@ -246,7 +246,37 @@ TEST_CASE("configs/a3c_surrogate_wide.yaml: the surrogate recipe on clusters wit
   CHECK(wide.a3c.seed == base.a3c.seed);
 }
 
-TEST_CASE("the policies of pretrained/candidates/ load, with the moves and state the shipped policy deploys") {
+TEST_CASE("configs/a3c_surrogate_f4.yaml: the wide recipe with moves of x4, nothing else changed") {
+  const std::string dir = std::string(ORCHESTRA_SOURCE_DIR) + "/configs/";
+  const auto wide = experiments::load_train_config(dir + "a3c_surrogate_wide.yaml");
+  experiments::TrainConfig f4;
+  REQUIRE_NOTHROW(f4 = experiments::load_train_config(dir + "a3c_surrogate_f4.yaml"));
+  CHECK(f4.control.factor == 4);
+  CHECK(wide.control.factor == 2);
+  // Only the factor (and the training seed) differ, so BENCHMARKS' comparison measures the moves.
+  agents::PolicyControl same = f4.control;
+  same.factor = wide.control.factor;
+  CHECK(same == wide.control);
+  CHECK(f4.a3c.seed == 13);
+  REQUIRE(f4.distribution.has_value());
+  CHECK(f4.distribution->message_mb.hi == wide.distribution->message_mb.hi);
+  CHECK(f4.distribution->inter_gbps.lo == wide.distribution->inter_gbps.lo);
+  CHECK(f4.distribution->profiles.size() == wide.distribution->profiles.size());
+  CHECK(f4.experiments == wide.experiments);
+  CHECK(f4.reward == wide.reward);
+  CHECK(f4.surrogate_file == wide.surrogate_file);
+  CHECK(f4.exploring_start.lo == wide.exploring_start.lo);
+  CHECK(f4.exploring_start.hi == wide.exploring_start.hi);
+  CHECK(f4.a3c.hidden == wide.a3c.hidden);
+  CHECK(f4.a3c.learning_rate == wide.a3c.learning_rate);
+  CHECK(f4.a3c.envs_per_agent == wide.a3c.envs_per_agent);
+  CHECK(f4.a3c.total_updates == wide.a3c.total_updates);
+  // The shipped policy was trained by it and deploys its moves.
+  const auto shipped = agents::A3cPolicy::load(std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/orchestra-a3c.pt");
+  CHECK(shipped.control() == f4.control);
+}
+
+TEST_CASE("the policies of pretrained/candidates/ load, with the state and interval the shipped policy deploys") {
   const auto shipped = agents::A3cPolicy::load(std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/orchestra-a3c.pt");
   int files = 0;
   for (const auto& entry : fs::directory_iterator(fs::path(ORCHESTRA_SOURCE_DIR) / "pretrained" / "candidates")) {
@@ -255,7 +285,11 @@ TEST_CASE("the policies of pretrained/candidates/ load, with the moves and state
     ++files;
     agents::A3cPolicy candidate = agents::A3cPolicy::load(entry.path().string());
     CHECK(candidate.observation_size() == shipped.observation_size());
-    CHECK(candidate.control() == shipped.control());  // the same moves, interval and bounds: compared on equal terms
+    // The same decisions and bounds; the factor of a move is each one's own (the x2 networks shipped
+    // before against today's x4 is the comparison pretrained/candidates/README.md records).
+    agents::PolicyControl same = candidate.control();
+    same.factor = shipped.control().factor;
+    CHECK(same == shipped.control());
   }
-  CHECK(files >= 1);
+  CHECK(files >= 2);
 }
