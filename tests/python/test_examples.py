@@ -40,13 +40,13 @@ class Examples(unittest.TestCase):
 
     def test_climb_ceiling_runs_the_climb_and_the_static_barrier_it_is_judged_against(self):
         task = os.path.join(t.SOURCE_DIR, "configs", "python_task.yaml")
-        out = example("climb_ceiling.py", task, "--caps", "1,2,8", "--seeds", "1")
+        out = example("climb_ceiling.py", task, "--caps", "0.5,1,2,8", "--seeds", "1")
         rows = {r["cap"]: r for r in out["rows"]}
-        self.assertEqual(sorted(rows), [1.0, 2.0, 8.0])
+        self.assertEqual(sorted(rows), [0.5, 1.0, 2.0, 8.0])
         start = rows[1.0]["static_T_ms"]
-        # cap 1: both hold T*; cap 2: the first decision comes before round 0, so one move up is the
-        # static 2 T* from the first round, the same episode to the last bit
-        for cap in (1.0, 2.0):
+        # cap 1: both hold T*; caps 2 and 0.5: the first decision comes before round 0, so one move
+        # is the static 2 T* or T* / 2 from the first round, the same episode to the last bit
+        for cap in (0.5, 1.0, 2.0):
             self.assertEqual(rows[cap]["climb_s"], rows[cap]["static_s"])
             self.assertAlmostEqual(rows[cap]["climb_T_ms"], cap * start, delta=1e-6 * start)
         self.assertAlmostEqual(rows[8.0]["static_T_ms"], 8 * start, delta=1e-6 * start)  # T_x_lcm: 8

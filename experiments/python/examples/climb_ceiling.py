@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """How close to the best static barrier can a controller that starts at LCM's T* get at all, given
-how far one move takes T? The fastest such controller climbs by the move's factor every round
-until T reaches cap x T*, then holds; this script runs that schedule for each cap, and the static
-barrier T = cap x T* held from the first round, on the same cluster and episode seeds.
+how far one move takes T? The fastest such controller moves by the move's factor every round
+until T reaches cap x T* (up for a cap above 1, down below it), then holds; this script runs that
+schedule for each cap, and the static barrier T = cap x T* held from the first round, on the same
+cluster and episode seeds.
 
 usage (from the repository root, after scripts/install.sh):
   PYTHONPATH=build/python python3 experiments/python/examples/climb_ceiling.py EXPERIMENT.yaml \
-      [--factor 2] [--caps 1,2,4,8,16,32] [--seeds 1,2,3] [--json]
+      [--factor 2] [--caps 0.125,0.25,0.5,1,2,4,8,16,32] [--seeds 1,2,3] [--json]
 
 EXPERIMENT is an experiment config (configs/heldout_fresh/h100_k40_2g.yaml): its cluster, model
 and data, on real training. The controller is the learned one's (a decision every round, T within
@@ -42,22 +43,27 @@ def episode(env, seed, choose):
     moves, done = 0, False
     while not done:
         action = choose(moves)
-        moves += action == INCREASE
+        moves += action != KEEP
         obs, reward, terminated, truncated, info = env.step(action)
         done = terminated or truncated
     return info["clock_ms"] / 1000.0, bool(info["reached_target"]), info["barrier_ms"]
 
 
-def climbs_needed(cap, factor):
-    """Moves up from T* until T is at least cap x T* (the bound at 32 x T* stops the last one)."""
-    return int(np.ceil(np.log(cap) / np.log(factor) - 1e-9)) if cap > 1 else 0
+def moves_needed(cap, factor):
+    """Moves from T* until T is at least cap x T* (cap > 1) or at most cap x T* (cap < 1); the
+    bounds at 1/8 and 32 x T* stop the last one."""
+    if cap > 1:
+        return int(np.ceil(np.log(cap) / np.log(factor) - 1e-9))
+    if cap < 1:
+        return int(np.ceil(np.log(1 / cap) / np.log(factor) - 1e-9))
+    return 0
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("experiment")
     parser.add_argument("--factor", type=float, default=2.0, help="T is multiplied by this per move (default 2)")
-    parser.add_argument("--caps", default="1,2,4,8,16,32", help="where the climb stops, in multiples of T*")
+    parser.add_argument("--caps", default="0.125,0.25,0.5,1,2,4,8,16,32", help="where the climb stops, in multiples of T*")
     parser.add_argument("--seeds", default="1,2,3")
     parser.add_argument("--json", action="store_true", help="end with a line of JSON (the tests read it)")
     args = parser.parse_args()
@@ -69,9 +75,9 @@ def main():
     rows = []
     for cap in caps:
         static = orchestra.BarrierEnv(BASE_CONFIG, controller=controller(args.factor, cap), **common)
-        up = climbs_needed(cap, args.factor)
+        needed, move = moves_needed(cap, args.factor), INCREASE if cap > 1 else DECREASE
         for seed in seeds:
-            t_climb, r_climb, T_climb = episode(climb, seed, lambda moves: INCREASE if moves < up else KEEP)
+            t_climb, r_climb, T_climb = episode(climb, seed, lambda moves: move if moves < needed else KEEP)
             t_static, r_static, T_static = episode(static, seed, lambda moves: KEEP)
             rows.append({"cap": cap, "seed": seed, "climb_s": t_climb, "climb_reached": r_climb, "climb_T_ms": T_climb,
                          "static_s": t_static, "static_reached": r_static, "static_T_ms": T_static})
