@@ -69,7 +69,10 @@ def main():
     args = parser.parse_args()
     caps = [float(c) for c in args.caps.split(",")]
     seeds = [int(s) for s in args.seeds.split(",")]
-    common = {"experiments": [os.path.abspath(args.experiment)], "eval_every_reference_rounds": 1, "max_reference_epochs": 3}
+    # As `orchestra evaluate` runs the experiment: a test evaluation after every round, and only the
+    # experiment's epochs end a run (a budget in reference time would differ between the climb and
+    # a static T, whose reference is its own start).
+    common = {"experiments": [os.path.abspath(args.experiment)], "eval_every_reference_rounds": 0, "max_reference_epochs": 0}
 
     climb = orchestra.BarrierEnv(BASE_CONFIG, controller=controller(args.factor), **common)
     rows = []
