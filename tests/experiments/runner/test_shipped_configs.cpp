@@ -35,6 +35,19 @@ bool is_training_config(const fs::path& file) {
   return text.rfind("a3c:", 0) == 0 || text.find("\na3c:") != std::string::npos;
 }
 
+// What two training recipes must share when BENCHMARKS compares them on one change: the task, the
+// reward, the surrogate, the exploring starts and the learner's network, rate and batch of episodes.
+void check_same_training(const experiments::TrainConfig& changed, const experiments::TrainConfig& base) {
+  CHECK(changed.experiments == base.experiments);
+  CHECK(changed.reward == base.reward);
+  CHECK(changed.surrogate_file == base.surrogate_file);
+  CHECK(changed.exploring_start.lo == base.exploring_start.lo);
+  CHECK(changed.exploring_start.hi == base.exploring_start.hi);
+  CHECK(changed.a3c.hidden == base.a3c.hidden);
+  CHECK(changed.a3c.learning_rate == base.a3c.learning_rate);
+  CHECK(changed.a3c.envs_per_agent == base.a3c.envs_per_agent);
+}
+
 }  // namespace
 
 TEST_CASE("every shipped config loads, and every policy in an experiment config builds") {
@@ -235,14 +248,7 @@ TEST_CASE("configs/a3c_surrogate_wide.yaml: the surrogate recipe on clusters wit
   CHECK(wide.distribution->message_mb.lo == base.distribution->message_mb.lo);
   CHECK(wide.distribution->inter_gbps.hi == base.distribution->inter_gbps.hi);
   CHECK(wide.control == base.control);
-  CHECK(wide.experiments == base.experiments);
-  CHECK(wide.reward == base.reward);
-  CHECK(wide.surrogate_file == base.surrogate_file);
-  CHECK(wide.exploring_start.lo == base.exploring_start.lo);
-  CHECK(wide.exploring_start.hi == base.exploring_start.hi);
-  CHECK(wide.a3c.hidden == base.a3c.hidden);
-  CHECK(wide.a3c.learning_rate == base.a3c.learning_rate);
-  CHECK(wide.a3c.envs_per_agent == base.a3c.envs_per_agent);
+  check_same_training(wide, base);
   CHECK(wide.a3c.seed == base.a3c.seed);
 }
 
@@ -262,14 +268,7 @@ TEST_CASE("configs/a3c_surrogate_f4.yaml: the wide recipe with moves of x4, noth
   CHECK(f4.distribution->message_mb.hi == wide.distribution->message_mb.hi);
   CHECK(f4.distribution->inter_gbps.lo == wide.distribution->inter_gbps.lo);
   CHECK(f4.distribution->profiles.size() == wide.distribution->profiles.size());
-  CHECK(f4.experiments == wide.experiments);
-  CHECK(f4.reward == wide.reward);
-  CHECK(f4.surrogate_file == wide.surrogate_file);
-  CHECK(f4.exploring_start.lo == wide.exploring_start.lo);
-  CHECK(f4.exploring_start.hi == wide.exploring_start.hi);
-  CHECK(f4.a3c.hidden == wide.a3c.hidden);
-  CHECK(f4.a3c.learning_rate == wide.a3c.learning_rate);
-  CHECK(f4.a3c.envs_per_agent == wide.a3c.envs_per_agent);
+  check_same_training(f4, wide);
   CHECK(f4.a3c.total_updates == wide.a3c.total_updates);
   // The shipped policy was trained by it and deploys its moves.
   const auto shipped = agents::A3cPolicy::load(std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/orchestra-a3c.pt");
