@@ -31,8 +31,8 @@ DECREASE, KEEP, INCREASE = 0, 1, 2  # action_space's order (orchestra.ACTION_MOV
 
 
 def controller(factor, start_multiple=1.0):
-    # The learned controller's moves and bounds (configs/a3c_surrogate_wide.yaml); T_x_lcm moves
-    # the start (and the bounds with it) for the static runs.
+    # The learned controller's decisions and bounds (configs/a3c_surrogate_f4.yaml), with the factor
+    # given; T_x_lcm moves the start (and the bounds with it) for the static runs.
     return {"move": "multiplicative", "factor": factor, "interval": "rounds", "interval_rounds": 1,
             "min_T_x_start": 0.125, "max_T_x_start": 32, "T_x_lcm": start_multiple}
 
