@@ -6,12 +6,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "orchestra/barrier_env.hpp"
-
 namespace agents {
 namespace {
 
-constexpr int kHeadOutputs = orchestra::kNumBarrierActions + 1;  // 3 logits, then V
 constexpr std::size_t kBlockRows = 32;  // rows taken through every layer together (their activations stay in L1)
 
 // Four floats as one value (GCC's and Clang's generic vectors: an SSE register on x86-64, a NEON
@@ -115,6 +112,7 @@ void block_forward(const float* x, std::size_t count, const LayerView* trunk, st
 ActingNetwork::ActingNetwork(const ActorCriticSpec& spec) : spec_(spec) {
   if (spec_.observation_size < 1 || spec_.hidden.empty())
     throw std::invalid_argument("acting network: needs an observation size >= 1 and at least one hidden layer");
+  if (spec_.actions < 2) throw std::invalid_argument("acting network: needs at least two actions, got " + std::to_string(spec_.actions));
   int in = spec_.observation_size;
   for (int width : spec_.hidden) {
     if (width < 1) throw std::invalid_argument("acting network: hidden widths must be >= 1, got " + std::to_string(width));
@@ -122,12 +120,13 @@ ActingNetwork::ActingNetwork(const ActorCriticSpec& spec) : spec_(spec) {
     parameter_count_ += static_cast<std::size_t>(in) * width + width;
     in = width;
   }
-  head_ = Layer{in, kHeadOutputs, std::vector<float>(static_cast<std::size_t>(in) * kHeadOutputs), std::vector<float>(kHeadOutputs)};
-  parameter_count_ += static_cast<std::size_t>(in) * kHeadOutputs + kHeadOutputs;
+  const int head_outputs = spec_.actions + 1;  // the logits, then V
+  head_ = Layer{in, head_outputs, std::vector<float>(static_cast<std::size_t>(in) * head_outputs), std::vector<float>(static_cast<std::size_t>(head_outputs))};
+  parameter_count_ += static_cast<std::size_t>(in) * head_outputs + head_outputs;
 }
 
 void ActingNetwork::load(ActorCritic& net) {
-  if (net->spec().observation_size != spec_.observation_size || net->spec().hidden != spec_.hidden)
+  if (net->spec().observation_size != spec_.observation_size || net->spec().hidden != spec_.hidden || net->spec().actions != spec_.actions)
     throw std::invalid_argument("acting network: the network is not of this spec");
   load(flat_parameters(net));
 }
@@ -137,7 +136,7 @@ void ActingNetwork::load(const std::vector<float>& flat) {
     throw std::invalid_argument("acting network: expected " + std::to_string(parameter_count_) + " parameters, got " +
                                 std::to_string(flat.size()));
   // Parameter order (actor_critic.hpp): each trunk Linear's weight [out x in] then bias, then
-  // policy.weight [3 x h], policy.bias, value.weight [1 x h], value.bias.
+  // policy.weight [actions x h], policy.bias, value.weight [1 x h], value.bias.
   std::size_t at = 0;
   const auto take_transposed = [&](Layer& layer, int first_output, int outputs) {
     for (int o = 0; o < outputs; ++o)
@@ -146,14 +145,15 @@ void ActingNetwork::load(const std::vector<float>& flat) {
     for (int o = 0; o < outputs; ++o) layer.bias[static_cast<std::size_t>(first_output + o)] = flat[at++];
   };
   for (Layer& layer : trunk_) take_transposed(layer, 0, layer.out);
-  take_transposed(head_, 0, orchestra::kNumBarrierActions);
-  take_transposed(head_, orchestra::kNumBarrierActions, 1);
+  take_transposed(head_, 0, spec_.actions);
+  take_transposed(head_, spec_.actions, 1);
 }
 
 void ActingNetwork::forward(const float* observations, int rows, ActingOutput& out) const {
   if (rows < 0) throw std::invalid_argument("acting network: negative row count");
   const auto n = static_cast<std::size_t>(rows);
-  out.probabilities.resize(n * orchestra::kNumBarrierActions);
+  const auto actions = static_cast<std::size_t>(spec_.actions), head_outputs = actions + 1;
+  out.probabilities.resize(n * actions);
   out.values.resize(n);
   int widest = spec_.observation_size;
   std::vector<LayerView> trunk;
@@ -161,20 +161,21 @@ void ActingNetwork::forward(const float* observations, int rows, ActingOutput& o
     widest = std::max(widest, l.out);
     trunk.push_back(LayerView{l.in, l.out, l.weight_t.data(), l.bias.data()});
   }
-  std::vector<float> a(kBlockRows * static_cast<std::size_t>(widest)), b(a.size()), head(kBlockRows * kHeadOutputs);
+  std::vector<float> a(kBlockRows * static_cast<std::size_t>(widest)), b(a.size()), head(kBlockRows * head_outputs);
+  std::vector<double> e(actions);
   for (std::size_t first = 0; first < n; first += kBlockRows) {
     const std::size_t count = std::min(kBlockRows, n - first);
     block_forward(observations + first * static_cast<std::size_t>(spec_.observation_size), count, trunk.data(), trunk.size(),
                   LayerView{head_.in, head_.out, head_.weight_t.data(), head_.bias.data()}, a.data(), b.data(), head.data());
     for (std::size_t r = 0; r < count; ++r) {
-      const float* h = head.data() + r * kHeadOutputs;
+      const float* h = head.data() + r * head_outputs;
       // Softmax of the logits, shifted by their maximum (as torch's) so that exp never overflows.
-      const double top = std::max({h[0], h[1], h[2]});
-      double e[orchestra::kNumBarrierActions], sum = 0;
-      for (int k = 0; k < orchestra::kNumBarrierActions; ++k) sum += e[k] = std::exp(static_cast<double>(h[k]) - top);
-      double* p = out.probabilities.data() + (first + r) * orchestra::kNumBarrierActions;
-      for (int k = 0; k < orchestra::kNumBarrierActions; ++k) p[k] = e[k] / sum;
-      out.values[first + r] = h[orchestra::kNumBarrierActions];
+      const double top = *std::max_element(h, h + actions);
+      double sum = 0;
+      for (std::size_t k = 0; k < actions; ++k) sum += e[k] = std::exp(static_cast<double>(h[k]) - top);
+      double* p = out.probabilities.data() + (first + r) * actions;
+      for (std::size_t k = 0; k < actions; ++k) p[k] = e[k] / sum;
+      out.values[first + r] = h[actions];
     }
   }
 }

@@ -13,10 +13,10 @@
 
 namespace agents {
 
-// What the acting forward gives per row: pi(.|s) over the 3 actions (index order of
-// orchestra::BarrierAction) and V(s).
+// What the acting forward gives per row: pi(.|s) over the spec's actions (index order of
+// orchestra/barrier_env.hpp) and V(s).
 struct ActingOutput {
-  std::vector<double> probabilities;  // [rows x 3]
+  std::vector<double> probabilities;  // [rows x actions]
   std::vector<double> values;         // [rows]
 };
 
@@ -40,7 +40,7 @@ class ActingNetwork {
   };
   ActorCriticSpec spec_;
   std::vector<Layer> trunk_;
-  Layer head_;  // the policy's 3 logits and the value, as one layer of 4 outputs
+  Layer head_;  // the policy's logits and the value, as one layer of actions + 1 outputs
   std::size_t parameter_count_ = 0;
 };
 

@@ -3,8 +3,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "orchestra/barrier_env.hpp"
-
 namespace agents {
 
 ActorCriticImpl::ActorCriticImpl(ActorCriticSpec spec) : spec_(std::move(spec)) {
@@ -20,7 +18,8 @@ ActorCriticImpl::ActorCriticImpl(ActorCriticSpec spec) : spec_(std::move(spec)) 
     in = width;
   }
   trunk_ = register_module("trunk", trunk_);
-  policy_ = register_module("policy", torch::nn::Linear(in, orchestra::kNumBarrierActions));
+  if (spec_.actions < 2) throw std::invalid_argument("actor-critic: at least two actions are needed, got " + std::to_string(spec_.actions));
+  policy_ = register_module("policy", torch::nn::Linear(in, spec_.actions));
   value_ = register_module("value", torch::nn::Linear(in, 1));
 }
 

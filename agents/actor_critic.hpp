@@ -5,8 +5,9 @@
 //
 // Parameter names (what Python sees in the saved policy, see agents/policy_file.hpp):
 //   trunk.<2i>.weight / trunk.<2i>.bias   Linear layer i of the trunk (tanh after each)
-//   policy.weight / policy.bias           logits over the 3 actions, index order of
-//                                         orchestra::BarrierAction (0: -1, 1: keep, 2: +1)
+//   policy.weight / policy.bias           logits over the actions, index order of
+//                                         orchestra/barrier_env.hpp (3 actions: 0: -1, 1: keep,
+//                                         2: +1; 2m + 1 for moves up to m)
 //   value.weight / value.bias             V(s)
 #pragma once
 
@@ -19,10 +20,11 @@ namespace agents {
 struct ActorCriticSpec {
   int observation_size = 0;
   std::vector<int> hidden = {64, 64};
+  int actions = 3;  // policy outputs: orchestra::num_barrier_actions(max_move)
 };
 
 struct ActorCriticOutput {
-  torch::Tensor logits;  // [batch, 3]
+  torch::Tensor logits;  // [batch, actions]
   torch::Tensor value;   // [batch]
 };
 

@@ -147,7 +147,8 @@ class ServerLink final : public LearnerLink {
 AgentResult AgentWorker::run() {
   AgentResult result;
   const int observation_size = vector_ ? vector_->observation_size() : envs_.front()->observation_size();
-  ActorCritic net(ActorCriticSpec{observation_size, options_.a3c.hidden});
+  const int max_move = vector_ ? vector_->max_move() : envs_.front()->max_move();
+  ActorCritic net(ActorCriticSpec{observation_size, options_.a3c.hidden, orchestra::num_barrier_actions(max_move)});
   const std::size_t count = static_cast<std::size_t>(parameter_count(net));
   send(socket_, Message{MessageType::Hello, 0, 0, static_cast<std::uint64_t>(observation_size), {static_cast<float>(count)}});
   const std::optional<Message> welcome = await_reply(socket_, count, options_.a3c.reply_timeout_s);

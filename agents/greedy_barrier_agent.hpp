@@ -45,16 +45,19 @@ class SampledBarrierAgent final : public orchestra::BarrierAgent {
 
 namespace agents {
 
-// The baseline a learned controller must clearly beat (issue 5, "Learning, measured"): -1, 0 or +1
-// uniformly at random each epoch, from its own seed.
+// The baseline a learned controller must clearly beat (issue 5, "Learning, measured"): a move in
+// [-max_move, +max_move] (-1, 0 or +1 by default) uniformly at random each epoch, from its own seed.
 class RandomBarrierAgent final : public orchestra::BarrierAgent {
  public:
-  explicit RandomBarrierAgent(std::uint64_t seed) : seed_(seed), rng_(seed) {}
-  int act(const std::vector<float>&) override { return static_cast<int>(rng_() % 3) - 1; }
+  explicit RandomBarrierAgent(std::uint64_t seed, int max_move = 1) : seed_(seed), max_move_(max_move), rng_(seed) {}
+  int act(const std::vector<float>&) override {
+    return static_cast<int>(rng_() % static_cast<std::uint64_t>(2 * max_move_ + 1)) - max_move_;
+  }
   void start() override { rng_.seed(seed_); }
 
  private:
   std::uint64_t seed_;
+  int max_move_;
   std::mt19937_64 rng_;
 };
 

@@ -10,6 +10,7 @@
 #include "agents/checkpoint.hpp"
 #include "agents/policy_file.hpp"
 #include "common/errors.hpp"
+#include "orchestra/barrier_env.hpp"
 
 namespace agents {
 namespace {
@@ -47,7 +48,7 @@ ParameterServer::ParameterServer(zmq::context_t& context, ParameterServerOptions
     throw std::invalid_argument("parameter server: binding to " + options_.bind +
                                 " (not loopback) needs CURVE keys: run `orchestra keygen KEYFILE` and pass --keys KEYFILE");
   torch::manual_seed(options_.a3c.seed);  // the initial network is a function of the seed alone
-  net_ = ActorCritic(ActorCriticSpec{options_.observation_size, options_.a3c.hidden});
+  net_ = ActorCritic(ActorCriticSpec{options_.observation_size, options_.a3c.hidden, orchestra::num_barrier_actions(options_.control.max_move)});
   if (!options_.a3c.init_policy.empty() && !options_.resume) {
     start_from_policy(net_, options_.a3c.init_policy);
     say("fine-tuning " + options_.a3c.init_policy);

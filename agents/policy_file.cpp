@@ -80,6 +80,7 @@ PolicyControl PolicyControl::of(const orchestra::BarrierControllerOptions& o) {
   c.move = o.move;
   c.unit_ms = o.action_unit_ms;
   c.factor = o.move_factor;
+  c.max_move = o.max_move;
   c.interval = o.interval;
   c.interval_rounds = o.interval_rounds;
   c.min_barrier_ms = o.min_barrier_ms;
@@ -95,6 +96,7 @@ void PolicyControl::apply_to(orchestra::BarrierControllerOptions& o) const {
   o.move = move;
   o.action_unit_ms = unit_ms;
   o.move_factor = factor;
+  o.max_move = max_move;
   o.interval = interval;
   o.interval_rounds = interval_rounds;
   o.min_barrier_ms = min_barrier_ms;
@@ -106,7 +108,7 @@ void PolicyControl::apply_to(orchestra::BarrierControllerOptions& o) const {
 }
 
 bool PolicyControl::operator==(const PolicyControl& o) const {
-  return move == o.move && unit_ms == o.unit_ms && factor == o.factor && interval == o.interval && interval_rounds == o.interval_rounds &&
+  return move == o.move && unit_ms == o.unit_ms && factor == o.factor && max_move == o.max_move && interval == o.interval && interval_rounds == o.interval_rounds &&
          min_barrier_ms == o.min_barrier_ms && max_barrier_ms == o.max_barrier_ms && min_barrier_x_start == o.min_barrier_x_start &&
          max_barrier_x_start == o.max_barrier_x_start && weighting == o.weighting &&
          state_features == o.state_features;
@@ -114,6 +116,9 @@ bool PolicyControl::operator==(const PolicyControl& o) const {
 
 A3cPolicy::A3cPolicy(ActorCritic net, std::int64_t updates, PolicyControl control, std::map<std::string, std::string> training)
     : net_(std::move(net)), updates_(updates), control_(control), training_(std::move(training)) {
+  if (net_->spec().actions != orchestra::num_barrier_actions(control_.max_move))
+    throw std::invalid_argument("a3c policy: the network has " + std::to_string(net_->spec().actions) + " actions, moves up to " +
+                                std::to_string(control_.max_move) + " need " + std::to_string(orchestra::num_barrier_actions(control_.max_move)));
   net_->eval();
 }
 
@@ -139,7 +144,7 @@ int A3cPolicy::predict(const std::vector<float>& observation, bool deterministic
     if (!rng) throw std::invalid_argument("a3c policy: sampling needs a random generator");
     index = sample_index(p, *rng);
   }
-  return static_cast<int>(orchestra::action_from_index(index));
+  return orchestra::action_from_index(index, control_.max_move);
 }
 
 int sample_index(const std::vector<double>& probs, std::mt19937_64& rng) {
@@ -160,7 +165,9 @@ void A3cPolicy::save(const std::string& path) const {
   root.insert("format_version", kFormatVersion);
   root.insert("observation_size", static_cast<std::int64_t>(net_->spec().observation_size));
   root.insert("hidden", std::vector<std::int64_t>(net_->spec().hidden.begin(), net_->spec().hidden.end()));
-  root.insert("actions", std::vector<std::int64_t>{-1, 0, 1});
+  std::vector<std::int64_t> moves;
+  for (int m = -control_.max_move; m <= control_.max_move; ++m) moves.push_back(m);
+  root.insert("actions", moves);
   root.insert("updates", updates_);
   c10::impl::GenericDict control(c10::StringType::get(), c10::AnyType::get());
   control.insert("move", std::string(spelling(control_.move)));
@@ -216,6 +223,17 @@ A3cPolicy A3cPolicy::from_pickle(const c10::IValue& value, const std::string& pa
     if (!h.isInt() || h.toInt() < 1) throw common::DataError(path + ": hidden must be a list of positive layer widths");
     spec.hidden.push_back(static_cast<int>(h.toInt()));
   }
+  // The moves of the outputs: -m ... m in order (files before moves of two sizes: [-1, 0, 1]).
+  const c10::IValue actions = field(root, "actions", path);
+  if (!actions.isList()) throw common::DataError(path + ": actions must be a list of moves");
+  const auto moves = actions.toListRef();
+  const int max_move = static_cast<int>(moves.size() / 2);
+  bool contiguous = moves.size() % 2 == 1 && max_move >= 1 && max_move <= orchestra::kMaxBarrierMove;
+  for (std::size_t i = 0; contiguous && i < moves.size(); ++i)
+    contiguous = moves[i].isInt() && moves[i].toInt() == static_cast<std::int64_t>(i) - max_move;
+  if (!contiguous)
+    throw common::DataError(path + ": actions must be the moves -m ... m in order, m in [1, " + std::to_string(orchestra::kMaxBarrierMove) + "]");
+  spec.actions = orchestra::num_barrier_actions(max_move);
   ActorCritic net(spec);
   const c10::impl::GenericDict weights = field(root, "state_dict", path).toGenericDict();
   torch::NoGradGuard no_grad;
@@ -237,7 +255,9 @@ A3cPolicy A3cPolicy::from_pickle(const c10::IValue& value, const std::string& pa
     if (!item.key().isString() || !item.value().isString()) throw common::DataError(path + ": training must map strings to strings");
     training[item.key().toStringRef()] = item.value().toStringRef();
   }
-  return A3cPolicy(net, field(root, "updates", path).toInt(), read_control(control.toGenericDict(), path), std::move(training));
+  PolicyControl read = read_control(control.toGenericDict(), path);
+  read.max_move = max_move;
+  return A3cPolicy(net, field(root, "updates", path).toInt(), read, std::move(training));
 }
 
 namespace {
@@ -253,10 +273,11 @@ std::string widths(const std::vector<int>& hidden) {
 A3cPolicy load_policy_of_shape(const std::string& path, const ActorCriticSpec& shape) {
   A3cPolicy policy = A3cPolicy::load(path);
   const ActorCriticSpec& trained = policy.network()->spec();
-  if (trained.observation_size != shape.observation_size || trained.hidden != shape.hidden)
-    throw std::invalid_argument(path + " is a network of " + std::to_string(trained.observation_size) + " observations and hidden " +
-                                widths(trained.hidden) + "; this training's is " + std::to_string(shape.observation_size) +
-                                " observations and hidden " + widths(shape.hidden));
+  if (trained.observation_size != shape.observation_size || trained.hidden != shape.hidden || trained.actions != shape.actions)
+    throw std::invalid_argument(path + " is a network of " + std::to_string(trained.observation_size) + " observations, hidden " +
+                                widths(trained.hidden) + " and " + std::to_string(trained.actions) + " actions; this training's is " +
+                                std::to_string(shape.observation_size) + " observations, hidden " + widths(shape.hidden) + " and " +
+                                std::to_string(shape.actions) + " actions");
   return policy;
 }
 

@@ -7,7 +7,9 @@
 //   policy["format_version"]    -> 2
 //   policy["observation_size"]  -> 22  (orchestra/rl_state.hpp, StateLayout::kStateSize)
 //   policy["hidden"]            -> [64, 64]   trunk widths, tanh after each Linear
-//   policy["actions"]           -> [-1, 0, 1] the barrier move of each policy output
+//   policy["actions"]           -> [-1, 0, 1] the barrier move of each policy output (-m ... m for
+//                                  a controller with max_move m: [-2, -1, 0, 1, 2] moves T by
+//                                  factor^2, factor, none, ... with `factor`)
 //   policy["updates"]           -> optimizer steps the network was trained for
 //   policy["controller"]        -> how the network's actions were applied in training, which
 //                                  deployment repeats unless a config overrides a key:
@@ -27,7 +29,7 @@
 //
 // The state_dict names are those of an equivalent torch.nn.Module with `trunk = nn.Sequential(
 // Linear, Tanh, Linear, Tanh)`, `policy = Linear(h, 3)`, `value = Linear(h, 1)`, so
-// `module.load_state_dict(policy["state_dict"])` works in Python (tests/python/ checks this with
+// `module.load_state_dict(policy["state_dict"])` (with Linear(h, len(policy["actions"]))) works in Python (tests/python/ checks this with
 // Debian's python3-torch). Files of format version 1 (92-entry state, additive moves only) are
 // refused with a message to retrain.
 #pragma once
@@ -48,6 +50,7 @@ struct PolicyControl {
   orchestra::BarrierMove move = orchestra::BarrierMove::Additive;
   double unit_ms = 0;
   double factor = 2.0;
+  int max_move = 1;  // actions -max_move ... +max_move (the file's "actions" list)
   orchestra::DecisionInterval interval = orchestra::DecisionInterval::Epoch;
   int interval_rounds = 1;
   double min_barrier_ms = 0;
@@ -70,10 +73,10 @@ class A3cPolicy {
   explicit A3cPolicy(ActorCritic net, std::int64_t updates = 0, PolicyControl control = {},
                      std::map<std::string, std::string> training = {});
 
-  // Action in {-1, 0, +1}: the most probable one when deterministic (deployment is greedy), else
+  // Action in [-max_move, +max_move]: the most probable one when deterministic (deployment is greedy), else
   // sampled from pi(.|s) with `rng` (required then).
   int predict(const std::vector<float>& observation, bool deterministic = true, std::mt19937_64* rng = nullptr);
-  // pi(.|s) over the 3 actions, in index order (-1, 0, +1).
+  // pi(.|s) over the actions, in index order (-max_move ... +max_move).
   std::vector<double> probabilities(const std::vector<float>& observation);
 
   void save(const std::string& path) const;  // atomic

@@ -48,7 +48,10 @@ RolloutRunner::Taken RolloutRunner::take_step(ActorCritic& net, std::mt19937_64&
   }
   t.action_index = sample_index(probs, rng);
   t.log_prob = std::log(std::max(probs[static_cast<std::size_t>(t.action_index)], 1e-300));
-  t.step = env_.step(static_cast<int>(orchestra::action_from_index(t.action_index)));
+  if (static_cast<int>(probs.size()) != orchestra::num_barrier_actions(env_.max_move()))
+    throw std::invalid_argument("rollout: the network has " + std::to_string(probs.size()) + " actions, the environment " +
+                                std::to_string(orchestra::num_barrier_actions(env_.max_move())));
+  t.step = env_.step(orchestra::action_from_index(t.action_index, env_.max_move()));
   ++steps_;
   observation_ = t.step.observation;
   add_step(current_, t.step.reward, t.step.info);

@@ -10,8 +10,6 @@
 namespace agents {
 namespace {
 
-constexpr std::size_t kActions = orchestra::kNumBarrierActions;
-
 std::vector<float> row_of(const std::vector<float>& buffer, std::size_t row, std::size_t size) {
   return std::vector<float>(buffer.begin() + static_cast<std::ptrdiff_t>(row * size),
                             buffer.begin() + static_cast<std::ptrdiff_t>((row + 1) * size));
@@ -30,13 +28,18 @@ VectorRolloutRunner::VectorRolloutRunner(orchestra::VectorBarrierEnv& env, const
 
 orchestra::VectorStep VectorRolloutRunner::advance(const ActingNetwork& net, std::mt19937_64& rng) {
   const auto k = static_cast<std::size_t>(env_.num_envs());
+  const int max_move = env_.max_move();
+  const auto n_actions = static_cast<std::size_t>(net.spec().actions);
+  if (static_cast<int>(n_actions) != orchestra::num_barrier_actions(max_move))
+    throw std::invalid_argument("vector rollout: the network has " + std::to_string(n_actions) + " actions, the environments " +
+                                std::to_string(orchestra::num_barrier_actions(max_move)));
   net.forward(observations_.data(), static_cast<int>(k), acting_);
   std::vector<int> actions(k);
   for (std::size_t j = 0; j < k; ++j) {
-    const std::vector<double> probs(acting_.probabilities.begin() + static_cast<std::ptrdiff_t>(j * kActions),
-                                    acting_.probabilities.begin() + static_cast<std::ptrdiff_t>((j + 1) * kActions));
+    const std::vector<double> probs(acting_.probabilities.begin() + static_cast<std::ptrdiff_t>(j * n_actions),
+                                    acting_.probabilities.begin() + static_cast<std::ptrdiff_t>((j + 1) * n_actions));
     action_indices_[j] = sample_index(probs, rng);
-    actions[j] = static_cast<int>(orchestra::action_from_index(action_indices_[j]));
+    actions[j] = orchestra::action_from_index(action_indices_[j], max_move);
   }
   orchestra::VectorStep step = env_.step(actions);
   steps_ += static_cast<std::int64_t>(k);
@@ -87,7 +90,8 @@ std::vector<PpoRollout> VectorRolloutRunner::collect_steps(const ActingNetwork& 
       const int a = action_indices_[j];
       r.observations.push_back(row_of(before, j, observation_size_));
       r.action_indices.push_back(a);
-      r.old_log_probs.push_back(std::log(std::max(acting_.probabilities[j * kActions + static_cast<std::size_t>(a)], 1e-300)));
+      const std::size_t n_actions = static_cast<std::size_t>(net.spec().actions);
+      r.old_log_probs.push_back(std::log(std::max(acting_.probabilities[j * n_actions + static_cast<std::size_t>(a)], 1e-300)));
       r.values.push_back(acting_.values[j]);
       r.rewards.push_back(step.rewards[j]);
       r.dones.push_back(step.done(static_cast<int>(j)));

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "orchestra/barrier_env.hpp"
+
 namespace orchestra {
 namespace {
 
@@ -31,6 +33,7 @@ void validate(const BarrierControllerOptions& o) {
   if (!(std::isfinite(o.action_unit_ms) && o.action_unit_ms >= 0))
     bad_option("action_unit_ms", "a number of ms >= 0 (0: the fastest batch time)", o.action_unit_ms);
   if (!(std::isfinite(o.move_factor) && o.move_factor > 1)) bad_option("move_factor", "a number > 1", o.move_factor);
+  if (o.max_move < 1 || o.max_move > kMaxBarrierMove) bad_option("max_move", "an integer in [1, " + std::to_string(kMaxBarrierMove) + "]", o.max_move);
   if (o.interval_rounds < 1) bad_option("interval_rounds", "an integer >= 1", o.interval_rounds);
   if (!(std::isfinite(o.min_barrier_ms) && o.min_barrier_ms >= 0)) bad_option("min_barrier_ms", "a number of ms >= 0 (0: the default)", o.min_barrier_ms);
   if (!(std::isfinite(o.max_barrier_ms) && o.max_barrier_ms >= 0)) bad_option("max_barrier_ms", "a number of ms >= 0 (0: the default)", o.max_barrier_ms);
@@ -229,9 +232,9 @@ env::RoundPlan BarrierController::plan(const env::PlanContext& context) {
 }
 
 void BarrierController::move_barrier(int action) {
-  if (action < -1 || action > 1)
-    throw std::invalid_argument("orchestra barrier controller: action must be -1, 0 or +1 (decrease, keep or "
-                                "increase T by one unit), got " + std::to_string(action));
+  if (action < -options_.max_move || action > options_.max_move)
+    throw std::invalid_argument("orchestra barrier controller: action must be " + allowed_moves(options_.max_move) + ", got " +
+                                std::to_string(action));
   require_started("move_barrier()");
   moved_ = true;
   last_action_ = action;
@@ -378,6 +381,7 @@ std::vector<float> BarrierController::observation() const {
   inputs.local_steps = local_steps_;
   inputs.max_local_steps = options_.max_local_steps;
   inputs.last_action = last_action_;
+  inputs.max_move = options_.max_move;
   inputs.stretch = stretch_ ? &*stretch_ : nullptr;
   inputs.previous_stretch = previous_stretch_ ? &*previous_stretch_ : nullptr;
   return build_state(inputs, options_.state_features);

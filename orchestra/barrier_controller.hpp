@@ -85,6 +85,10 @@ struct BarrierControllerOptions {
   double action_unit_ms = 0;     // Additive: ms per action step; 0: the fastest worker's probed batch time
   BarrierMove move = BarrierMove::Additive;
   double move_factor = 2.0;      // Multiplicative: T *= factor^action (> 1)
+  // Actions are -max_move ... +max_move (1 .. kMaxBarrierMove): 1 is the paper's +1 / 0 / -1; 2
+  // with factor 2 moves T by x2 or x4 either way (issue 41: x2 moves are too slow to leave T* on a
+  // cluster whose all-reduce takes seconds, x4 moves too coarse where the best T is near T*).
+  int max_move = 1;
   DecisionInterval interval = DecisionInterval::Epoch;
   int interval_rounds = 1;       // Rounds: K
   double min_barrier_ms = 0;     // bounds on T; 0: the defaults above
@@ -148,8 +152,8 @@ class BarrierController final : public env::BarrierPolicy {
   void observe_evaluation(const env::EvalResult& result) override;
   bool holding() const { return holding_; }
 
-  // Moves T by one action (in {-1, 0, +1}; anything else throws std::invalid_argument): by the
-  // unit, or by the factor, within the bounds. Throws std::logic_error before start(). From then on
+  // Moves T by one action (in [-max_move, +max_move]; anything else throws std::invalid_argument):
+  // by `action` units, or by factor^action, within the bounds. Throws std::logic_error before start(). From then on
   // the heuristic no longer sets T.
   void move_barrier(int action);
   // Sets T (clamped to the bounds) without a decision: the RL environment's exploring starts.

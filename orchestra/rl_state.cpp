@@ -180,7 +180,7 @@ std::vector<float> build_state(const StateInputs& in, StateFeatures features) {
     if (in.start_batch_ms[i] > 0) slowdown = std::max(slowdown, std::log2(in.batch_ms[i] / in.start_batch_ms[i]));
   set(L::kSlowdown, clamp11(slowdown / 2));
   set(L::kClusterSize, clamp01(std::log2(static_cast<double>(n_workers)) / kDoublings));
-  set(L::kLastAction, std::clamp(in.last_action, -1, 1));
+  set(L::kLastAction, clamp11(static_cast<double>(in.last_action) / std::max(in.max_move, 1)));
   if (features != StateFeatures::Base) set_progress(in, features, set);
   return state;
 }

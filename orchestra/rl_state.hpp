@@ -144,7 +144,8 @@ struct StateInputs {
   std::vector<double> start_batch_ms;        // t_b^n as probed at the start (same size)
   std::vector<int> local_steps;              // tau_n planned for the next window
   int max_local_steps = 64;
-  int last_action = 0;
+  int last_action = 0;                       // the latest move, in [-max_move, +max_move]
+  int max_move = 1;                          // the state reads last_action / max_move
   // StateFeatures::Progress and Lead: the rounds at the current T and those at the T before it (nullptr: none yet).
   const ProgressStretch* stretch = nullptr;
   const ProgressStretch* previous_stretch = nullptr;

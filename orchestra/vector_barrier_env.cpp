@@ -33,6 +33,11 @@ void BarrierEnvVector::check_envs() {
       throw std::invalid_argument("vector env: environment " + std::to_string(j) + " observes " +
                                   std::to_string(envs_[j]->observation_size()) + " values, environment 0 " +
                                   std::to_string(observation_size_));
+  max_move_ = envs_.front()->max_move();
+  for (std::size_t j = 1; j < envs_.size(); ++j)
+    if (envs_[j]->max_move() != max_move_)
+      throw std::invalid_argument("vector env: environment " + std::to_string(j) + " has moves up to " +
+                                  std::to_string(envs_[j]->max_move()) + ", environment 0 up to " + std::to_string(max_move_));
 }
 
 StepInfo BarrierEnvVector::start_episode(std::size_t j, float* row) {

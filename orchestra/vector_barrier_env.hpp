@@ -53,9 +53,10 @@ class VectorBarrierEnv {
   virtual ~VectorBarrierEnv() = default;
   virtual int num_envs() const = 0;
   virtual int observation_size() const = 0;
+  virtual int max_move() const = 0;  // every env's BarrierEnv::max_move()
   // Starts episode 0 of every env; seeds.size() must be num_envs() (std::invalid_argument otherwise).
   virtual VectorReset reset(const std::vector<std::uint64_t>& seeds) = 0;
-  // actions[j] in {-1, 0, +1} for env j (BarrierEnv::step's); num_envs() of them. Throws
+  // actions[j] in [-max_move(), +max_move()] for env j (BarrierEnv::step's); num_envs() of them. Throws
   // std::invalid_argument for a wrong count, a bad action, or a step before reset.
   virtual VectorStep step(const std::vector<int>& actions) = 0;
   // Episodes env j has started since reset (the running one included).
@@ -70,13 +71,14 @@ class VectorBarrierEnv {
 class BarrierEnvVector : public VectorBarrierEnv {
  public:
   // Owns the environments. Throws std::invalid_argument for none, a null one, or ones whose
-  // observation sizes differ.
+  // observation sizes or moves differ.
   explicit BarrierEnvVector(std::vector<std::unique_ptr<BarrierEnv>> envs);
   // Borrows them: they must outlive this object.
   explicit BarrierEnvVector(std::vector<BarrierEnv*> envs);
 
   int num_envs() const override { return static_cast<int>(envs_.size()); }
   int observation_size() const override { return observation_size_; }
+  int max_move() const override { return max_move_; }
   VectorReset reset(const std::vector<std::uint64_t>& seeds) override;
   VectorStep step(const std::vector<int>& actions) override;
   std::uint64_t episodes_started(int env) const override { return episodes_.at(static_cast<std::size_t>(env)); }
@@ -94,6 +96,7 @@ class BarrierEnvVector : public VectorBarrierEnv {
   std::vector<std::unique_ptr<BarrierEnv>> owned_;
   std::vector<BarrierEnv*> envs_;
   int observation_size_ = 0;
+  int max_move_ = 1;
   std::vector<std::uint64_t> streams_;
   std::vector<std::uint64_t> episodes_;  // started per env
 };

@@ -145,6 +145,7 @@ class PythonBarrierEnv {
       environment_ = merged["environment"] ? merged["environment"].Scalar() : "local-sgd";
       if (threads) env::set_compute_threads(*threads);
       env_ = make_training_env(config_, index);
+      max_move_ = env_->max_move();
     } catch (const common::ConfigError& e) {
       throw common::ConfigError(name_the_keyword(e.what(), path, extra));
     }
@@ -192,6 +193,13 @@ class PythonBarrierEnv {
   }
 
   int observation_size() const { return env_->observation_size(); }
+  // The moves of Discrete(2m + 1)'s indices: (-1, 0, +1) for the paper's actions, -m ... +m with
+  // the controller's max_move m (orchestra/barrier_env.hpp).
+  py::tuple action_moves() const {
+    py::list moves;
+    for (int m = -max_move_; m <= max_move_; ++m) moves.append(m);
+    return py::tuple(moves);
+  }
 
   // The observation's bounds: every environment but the toy observes the controller's state
   // (rl_state.hpp), with its bounds; the toy's entries have none it declares.
@@ -238,22 +246,24 @@ class PythonBarrierEnv {
     std::unique_lock<std::mutex> lock_;
   };
 
-  // Gymnasium's Discrete(3) index (0, 1, 2) -> the C++ environment's move (-1, 0, +1), in the
+  // Gymnasium's Discrete(2m + 1) index (0 ... 2m) -> the C++ environment's move (-m ... +m), in the
   // order of the policy network's outputs (orchestra/barrier_env.hpp).
-  static int move_of(const py::handle& action) {
+  int move_of(const py::handle& action) const {
+    const int reach = max_move_, last = 2 * reach;
+    const std::string expected = reach == 1 ? "0, 1 or 2 (decrease, keep or increase T)"
+                                            : "in 0 ... " + std::to_string(last) + " (moves -" + std::to_string(reach) + " ... +" +
+                                                  std::to_string(reach) + " of T)";
     PyObject* index = PyNumber_Index(action.ptr());
     if (index == nullptr) {
       PyErr_Clear();
-      throw py::type_error("BarrierEnv.step: the action must be an integer 0, 1 or 2 (decrease, keep or increase T), got " +
-                           py::repr(action).cast<std::string>());
+      throw py::type_error("BarrierEnv.step: the action must be an integer " + expected + ", got " + py::repr(action).cast<std::string>());
     }
     const long long value = PyLong_AsLongLong(index);
     Py_DECREF(index);
     if (PyErr_Occurred()) PyErr_Clear();
-    if (value < 0 || value >= orchestra::kNumBarrierActions)
-      throw py::value_error("BarrierEnv.step: the action must be 0, 1 or 2 (decrease, keep or increase T), got " +
-                            py::repr(action).cast<std::string>());
-    return static_cast<int>(orchestra::action_from_index(static_cast<int>(value)));
+    if (value < 0 || value > last)
+      throw py::value_error("BarrierEnv.step: the action must be " + expected + ", got " + py::repr(action).cast<std::string>());
+    return orchestra::action_from_index(static_cast<int>(value), reach);
   }
 
   py::dict info(const orchestra::StepInfo& i) const {
@@ -276,6 +286,7 @@ class PythonBarrierEnv {
   TrainConfig config_;
   std::string environment_;
   std::unique_ptr<orchestra::BarrierEnv> env_;
+  int max_move_ = 1;
   std::int64_t index_ = 0;
   std::mutex busy_;
   bool started_ = false;
@@ -299,6 +310,7 @@ void bind_barrier_env(py::module_& m) {
       .def("close", &PythonBarrierEnv::close)
       .def_property_readonly("closed", &PythonBarrierEnv::closed)
       .def_property_readonly("observation_size", &PythonBarrierEnv::observation_size)
+      .def_property_readonly("action_moves", &PythonBarrierEnv::action_moves)
       .def_property_readonly("bounds", &PythonBarrierEnv::bounds)
       .def_property_readonly("environment", &PythonBarrierEnv::environment)
       .def_property_readonly("experiment", &PythonBarrierEnv::experiment)

@@ -57,13 +57,14 @@ class PythonPolicy {
     std::vector<std::int64_t> actions;
     for (const auto& row : rows) {
       const int move = deterministic ? greedy_->act(row) : policy_->predict(row, false, &rng_);
-      actions.push_back(orchestra::index_of(static_cast<orchestra::BarrierAction>(move)));
+      actions.push_back(orchestra::index_of(move, policy_->control().max_move));
     }
     if (observations.ndim() == 1) return py::int_(actions[0]);
     return py::array_t<std::int64_t>(static_cast<py::ssize_t>(actions.size()), actions.data());
   }
 
-  // pi(.|s) over the actions 0, 1, 2: [3] for one observation, [n, 3] for several.
+  // pi(.|s) over the action indices (0, 1, 2 for moves -1, 0, +1): [actions] for one observation,
+  // [n, actions] for several.
   py::array_t<double> probabilities(const py::array_t<float, py::array::c_style | py::array::forcecast>& observations) {
     const auto rows = split(observations, "probabilities");
     std::vector<double> out;
@@ -72,7 +73,8 @@ class PythonPolicy {
       out.insert(out.end(), p.begin(), p.end());
     }
     if (observations.ndim() == 1) return py::array_t<double>(static_cast<py::ssize_t>(out.size()), out.data());
-    return py::array_t<double>({static_cast<py::ssize_t>(rows.size()), static_cast<py::ssize_t>(orchestra::kNumBarrierActions)}, out.data());
+    const auto actions = static_cast<py::ssize_t>(policy_->network()->spec().actions);
+    return py::array_t<double>({static_cast<py::ssize_t>(rows.size()), actions}, out.data());
   }
 
   // The network's parameters by name (the names and shapes of agents/policy_file.hpp's state_dict).
@@ -98,6 +100,7 @@ class PythonPolicy {
       out["factor"] = c.factor;
     else
       out["unit_ms"] = c.unit_ms;
+    out["max_move"] = c.max_move;
     out["interval"] = spelling(c.interval);
     if (c.interval == orchestra::DecisionInterval::Rounds) out["interval_rounds"] = c.interval_rounds;
     out["min_T_ms"] = c.min_barrier_ms;

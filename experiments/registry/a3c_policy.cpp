@@ -8,6 +8,7 @@
 #include "agents/greedy_barrier_agent.hpp"
 #include "experiments/registry/orchestra_options.hpp"
 #include "orchestra/barrier_controller.hpp"
+#include "orchestra/barrier_env.hpp"
 #include "orchestra/rl_state.hpp"
 
 namespace experiments {
@@ -34,6 +35,9 @@ std::unique_ptr<env::BarrierPolicy> make_a3c_policy(common::YamlReader& r, const
   orchestra::BarrierControllerOptions recorded;
   policy->control().apply_to(recorded);
   orchestra::BarrierControllerOptions options = read_barrier_options(r, orchestra::BarrierSource::Lcm, config, recorded);
+  if (options.max_move != policy->control().max_move)
+    r.fail("max_move", path + " has " + std::to_string(orchestra::num_barrier_actions(policy->control().max_move)) +
+                           " actions (moves up to " + std::to_string(policy->control().max_move) + "); leave max_move: out to use them");
   const int state_entries = orchestra::state_size(options.state_features);
   if (policy->observation_size() != state_entries)
     r.fail(r.has("state") ? "state" : "policy",
@@ -60,9 +64,9 @@ namespace experiments {
 
 std::unique_ptr<env::BarrierPolicy> make_random_barrier_policy(common::YamlReader& r, const ExperimentConfig& config) {
   const auto seed = static_cast<std::uint64_t>(r.integer("seed", static_cast<std::int64_t>(config.seed), 0, common::kMaxSeed));
-  auto controller = std::make_unique<orchestra::BarrierController>(
-      read_barrier_options(r, orchestra::BarrierSource::Lcm, config));
-  controller->set_agent(std::make_shared<agents::RandomBarrierAgent>(seed));
+  const orchestra::BarrierControllerOptions options = read_barrier_options(r, orchestra::BarrierSource::Lcm, config);
+  auto controller = std::make_unique<orchestra::BarrierController>(options);
+  controller->set_agent(std::make_shared<agents::RandomBarrierAgent>(seed, options.max_move));
   return controller;
 }
 

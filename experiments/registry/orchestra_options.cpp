@@ -5,6 +5,7 @@
 
 #include "common/errors.hpp"
 #include "common/limits.hpp"
+#include "orchestra/barrier_env.hpp"
 
 namespace experiments {
 namespace {
@@ -75,6 +76,7 @@ orchestra::BarrierControllerOptions read_barrier_options(common::YamlReader& r, 
     o.move_factor = r.real("factor", o.move_factor, 1.0, 1e6, /*min_exclusive=*/true);
     if (r.has("unit_ms")) r.fail("unit_ms", "only an additive move has a unit (move: additive)");
   }
+  o.max_move = static_cast<int>(r.integer("max_move", o.max_move, 1, orchestra::kMaxBarrierMove));
   o.interval = r.option("interval", o.interval, {{"epoch", orchestra::DecisionInterval::Epoch}, {"rounds", orchestra::DecisionInterval::Rounds}});
   if (o.interval == orchestra::DecisionInterval::Rounds)
     o.interval_rounds = static_cast<int>(r.integer("interval_rounds", o.interval_rounds, 1, kMaxSteps));

@@ -11,6 +11,7 @@
 
 #include "agents/policy_file.hpp"
 #include "env/surrogate/surrogate_file.hpp"
+#include "orchestra/barrier_env.hpp"
 #include "env/train/workload_task.hpp"
 #include "agents/toy_barrier_env.hpp"
 #include "common/errors.hpp"
@@ -154,7 +155,8 @@ TrainConfig load_train_config(const YAML::Node& root, const std::string& path) {
   }
   if (!c.a3c.init_policy.empty()) {
     try {
-      agents::load_policy_of_shape(c.a3c.init_policy, agents::ActorCriticSpec{c.observation_size, c.a3c.hidden});
+      agents::load_policy_of_shape(c.a3c.init_policy,
+                                   agents::ActorCriticSpec{c.observation_size, c.a3c.hidden, orchestra::num_barrier_actions(c.control.max_move)});
     } catch (const std::exception& e) {
       common::YamlReader(top.raw("a3c"), path, "a3c").fail("init_policy", e.what());
     }

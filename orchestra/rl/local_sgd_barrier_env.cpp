@@ -132,9 +132,9 @@ ResetResult LocalSgdBarrierEnv::reset(std::uint64_t seed) {
 }
 
 StepResult LocalSgdBarrierEnv::step(int action) {
-  if (action < static_cast<int>(BarrierAction::Decrease) || action > static_cast<int>(BarrierAction::Increase))
-    throw std::invalid_argument("orchestra RL environment: step(): action must be -1, 0 or +1 (decrease, keep or "
-                                "increase T), got " + std::to_string(action));
+  if (action < -max_move() || action > max_move())
+    throw std::invalid_argument("orchestra RL environment: step(): action must be " + allowed_moves(max_move()) + ", got " +
+                                std::to_string(action));
   if (!env_) throw std::logic_error("orchestra RL environment: step() before reset()");
   if (over_)
     throw std::invalid_argument("orchestra RL environment: step() after the episode ended (epoch " +

@@ -131,11 +131,12 @@ class LocalSgdBarrierEnv final : public BarrierEnv {
   explicit LocalSgdBarrierEnv(LocalSgdBarrierEnvConfig config, std::shared_ptr<const env::DatasetPair> data = nullptr);
 
   ResetResult reset(std::uint64_t seed) override;
-  // Throws std::invalid_argument for an action outside {-1, 0, +1} (see BarrierAction) or a step
-  // after the episode ended, std::logic_error before the first reset().
+  // Throws std::invalid_argument for an action outside [-max_move, +max_move] (barrier_env.hpp) or
+  // a step after the episode ended, std::logic_error before the first reset().
   StepResult step(int action) override;
   StepResult step(BarrierAction action) { return step(static_cast<int>(action)); }
   int observation_size() const override { return state_size(config_.controller.state_features); }
+  int max_move() const override { return config_.controller.max_move; }
 
   bool episode_over() const { return over_; }
   const env::ClusterSpec& cluster() const { return cluster_; }  // this episode's (drawn) cluster

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <random>
+#include <set>
 
 #include "agents/a3c_loss.hpp"
 #include "agents/a3c_options.hpp"
@@ -208,7 +209,8 @@ TEST_CASE("a saved policy loads with the same weights and gives the same actions
   control.max_barrier_x_start = 16;
   control.weighting = env::AverageWeighting::AllWorkers;
   control.state_features = orchestra::StateFeatures::Progress;
-  agents::A3cPolicy policy(agents::ActorCritic(agents::ActorCriticSpec{12, {16, 8}}), 42, control, {{"reward", "time"}, {"config", "x"}});
+  control.max_move = 2;  // moves of x1.5 and x2.25 either way: 5 outputs
+  agents::A3cPolicy policy(agents::ActorCritic(agents::ActorCriticSpec{12, {16, 8}, 5}), 42, control, {{"reward", "time"}, {"config", "x"}});
   policy.save(dir / "policy.pt");
   agents::A3cPolicy loaded = agents::A3cPolicy::load(dir / "policy.pt");
   CHECK(loaded.updates() == 42);
@@ -216,13 +218,27 @@ TEST_CASE("a saved policy loads with the same weights and gives the same actions
   CHECK(loaded.training() == std::map<std::string, std::string>{{"reward", "time"}, {"config", "x"}});
   CHECK(loaded.observation_size() == 12);
   CHECK(agents::flat_parameters(loaded.network()) == agents::flat_parameters(policy.network()));
+  std::set<int> moves;
+  std::mt19937_64 rng(5);
   for (const auto& obs : random_observations(200, 12, 7)) {
     CHECK(loaded.predict(obs) == policy.predict(obs));
     CHECK(loaded.probabilities(obs) == policy.probabilities(obs));
+    moves.insert(loaded.predict(obs, false, &rng));
   }
+  CHECK(moves == std::set<int>{-2, -1, 0, 1, 2});  // index i of the 5 outputs is the move i - 2
+  // The network's outputs must be the moves' count.
+  CHECK_THROWS_AS(agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{12, {16, 8}}), 0, control), std::invalid_argument);
   // The file is the zip that torch.load reads; its root record is the pickled dict.
   const std::string bytes = testing::read_text(dir / "policy.pt");
   CHECK(bytes.substr(0, 2) == "PK");
+  // Its moves are the "actions" list; one that is not -m ... m in order is refused.
+  c10::impl::GenericDict root = torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end())).toGenericDict();
+  CHECK(root.at("actions").toIntVector() == std::vector<std::int64_t>{-2, -1, 0, 1, 2});
+  root.insert_or_assign("actions", std::vector<std::int64_t>{-2, 0, -1, 1, 2});
+  const std::vector<char> edited = torch::pickle_save(c10::IValue(root));
+  testing::write_text(dir / "shuffled.pt", std::string(edited.begin(), edited.end()));
+  CHECK_THROWS_WITH_AS(agents::A3cPolicy::load(dir / "shuffled.pt"), doctest::Contains("actions must be the moves -m ... m in order"),
+                       common::DataError);
 }
 
 TEST_CASE("loading a missing or foreign file says which and why") {

@@ -167,7 +167,7 @@ TEST_CASE("train, serve, agent and keygen reject bad input with one line") {
   r = testing::run_command(bin + " train " + (dir / "init.yaml") + " --out " + (dir / "init"));
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("init.yaml:15: a3c.init_policy: " + (dir / "narrow.pt") +
-                      " is a network of 8 observations and hidden [4]; this training's is 8 observations and hidden [16]") != std::string::npos);
+                      " is a network of 8 observations, hidden [4] and 3 actions; this training's is 8 observations, hidden [16] and 3 actions") != std::string::npos);
 }
 
 TEST_CASE("orchestra train with a3c.init_policy fine-tunes that policy and records where it started, and lr_decay") {
@@ -206,6 +206,11 @@ TEST_CASE("orchestra-a3c deploys a policy file in orchestra run, a wrong file is
   progress.state_features = orchestra::StateFeatures::Progress;
   agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{orchestra::StateLayout::kProgressStateSize, {8}}), 0, progress)
       .save(dir / "p25.pt");
+  // One with moves of two sizes (x2 and x4): deployed with them; its 5 outputs fix max_move.
+  agents::PolicyControl two_sizes;
+  two_sizes.move = orchestra::BarrierMove::Multiplicative;
+  two_sizes.max_move = 2;
+  agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{orchestra::StateLayout::kStateSize, {8}, 5}), 0, two_sizes).save(dir / "p5.pt");
   const std::string experiment = R"(name: deploy
 seed: 5
 data:
@@ -261,6 +266,12 @@ policies:
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("base.yaml:16: policies[1].state:") != std::string::npos);
   CHECK(r.output.find("trained on observations of 25 entries; the barrier controller's state (base) has 22") != std::string::npos);
+  r = run_with("moves", "p5.pt");
+  CHECK(r.exit_code == 0);
+  CHECK(testing::read_text(dir / "moves/orchestra-a3c/config.json").find("\"max_move\": 2") != std::string::npos);
+  r = run_with("narrow", "p5.pt, max_move: 1");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("narrow.yaml:16: policies[1].max_move: " + (dir / "p5.pt") + " has 5 actions (moves up to 2)") != std::string::npos);
   r = run_with("seed", "p.pt, seed: 3");
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("policies[1].seed: only sampled actions use a seed") != std::string::npos);

@@ -473,7 +473,7 @@ TEST_CASE("a3c.init_policy: the server starts from the file's network and trains
   wider.bind = "inproc://a3c-init-6";
   wider.a3c.hidden = {32};
   CHECK_THROWS_WITH_AS(agents::ParameterServer(context, wider),
-                       doctest::Contains("policy.pt is a network of 8 observations and hidden [16]; this training's is 8 observations and hidden [32]"),
+                       doctest::Contains("policy.pt is a network of 8 observations, hidden [16] and 3 actions; this training's is 8 observations, hidden [32] and 3 actions"),
                        std::invalid_argument);
 }
 

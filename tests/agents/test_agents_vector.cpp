@@ -54,6 +54,29 @@ class CountingEnv final : public orchestra::BarrierEnv {
   int steps_ = 0;
 };
 
+// Moves of two sizes (max_move 2): records every action it is given; episodes of 6 steps.
+class TwoSizeMoveEnv final : public orchestra::BarrierEnv {
+ public:
+  orchestra::ResetResult reset(std::uint64_t) override {
+    steps_ = 0;
+    return {{0.0f, 0.0f}, {}};
+  }
+  orchestra::StepResult step(int action) override {
+    if (action < -2 || action > 2) throw std::invalid_argument("bad action");
+    actions.push_back(action);
+    orchestra::StepResult r;
+    r.terminated = ++steps_ >= 6;
+    r.observation = {static_cast<float>(action), static_cast<float>(steps_)};
+    return r;
+  }
+  int observation_size() const override { return 2; }
+  int max_move() const override { return 2; }
+  std::vector<int> actions;
+
+ private:
+  int steps_ = 0;
+};
+
 class OtherSizeEnv final : public orchestra::BarrierEnv {
  public:
   orchestra::ResetResult reset(std::uint64_t) override { return {{0.0f}, {}}; }
@@ -230,11 +253,13 @@ TEST_CASE("vector env: wrong counts, steps before reset and mixed observation si
 }
 
 TEST_CASE("the plain acting forward equals libtorch's, batched and one row at a time") {
-  for (const std::vector<int>& hidden : {std::vector<int>{64, 64}, std::vector<int>{5, 19, 33}, std::vector<int>{16}}) {
+  for (const std::vector<int>& hidden : {std::vector<int>{64, 64}, std::vector<int>{5, 19, 33}, std::vector<int>{16}})
+  for (const int actions : {3, 5}) {  // moves of one size, and of two (max_move 2)
     CAPTURE(hidden.size());
+    CAPTURE(actions);
     torch::manual_seed(11);
     const int size = 22, rows = 37;  // odd: a tile of 2 rows and a single one
-    agents::ActorCritic net(agents::ActorCriticSpec{size, hidden});
+    agents::ActorCritic net(agents::ActorCriticSpec{size, hidden, actions});
     agents::ActingNetwork plain(net->spec());
     plain.load(net);
     std::vector<float> obs = random_rows(rows, size, 5, 3.0f);
@@ -242,7 +267,7 @@ TEST_CASE("the plain acting forward equals libtorch's, batched and one row at a 
     obs[4] = -40.0f;
     agents::ActingOutput batched;
     plain.forward(obs.data(), rows, batched);
-    REQUIRE(batched.probabilities.size() == static_cast<std::size_t>(rows * 3));
+    REQUIRE(batched.probabilities.size() == static_cast<std::size_t>(rows * actions));
     torch::NoGradGuard no_grad;
     const agents::ActorCriticOutput reference = net->forward(torch::from_blob(obs.data(), {rows, size}, torch::kFloat));
     const torch::Tensor p = torch::softmax(reference.logits, -1).to(torch::kDouble).contiguous();
@@ -250,10 +275,10 @@ TEST_CASE("the plain acting forward equals libtorch's, batched and one row at a 
     for (int r = 0; r < rows; ++r) {
       agents::ActingOutput alone;
       plain.forward(obs.data() + r * size, 1, alone);
-      for (int k = 0; k < 3; ++k) {
-        const double expected = p.data_ptr<double>()[r * 3 + k];
-        CHECK(batched.probabilities[static_cast<std::size_t>(r * 3 + k)] == doctest::Approx(expected).epsilon(1e-5));
-        CHECK(alone.probabilities[static_cast<std::size_t>(k)] == doctest::Approx(batched.probabilities[static_cast<std::size_t>(r * 3 + k)]).epsilon(1e-6));
+      for (int k = 0; k < actions; ++k) {
+        const double expected = p.data_ptr<double>()[r * actions + k];
+        CHECK(batched.probabilities[static_cast<std::size_t>(r * actions + k)] == doctest::Approx(expected).epsilon(1e-5));
+        CHECK(alone.probabilities[static_cast<std::size_t>(k)] == doctest::Approx(batched.probabilities[static_cast<std::size_t>(r * actions + k)]).epsilon(1e-6));
       }
       CHECK(batched.values[static_cast<std::size_t>(r)] == doctest::Approx(v.data_ptr<double>()[r]).epsilon(1e-5).scale(1.0));
       CHECK(alone.values[0] == doctest::Approx(batched.values[static_cast<std::size_t>(r)]).epsilon(1e-6).scale(1.0));
@@ -262,6 +287,8 @@ TEST_CASE("the plain acting forward equals libtorch's, batched and one row at a 
   agents::ActingNetwork plain(agents::ActorCriticSpec{4, {8}});
   agents::ActorCritic other(agents::ActorCriticSpec{4, {9}});
   CHECK_THROWS_AS(plain.load(other), std::invalid_argument);
+  agents::ActorCritic five(agents::ActorCriticSpec{4, {8}, 5});
+  CHECK_THROWS_AS(plain.load(five), std::invalid_argument);
   CHECK_THROWS_AS(plain.load(std::vector<float>(3)), std::invalid_argument);
 }
 
@@ -346,6 +373,32 @@ TEST_CASE("vector rollouts: segments of at most n_steps, never across an episode
   CHECK(lengths.count(3) == 0);
   CHECK(static_cast<std::int64_t>(steps) <= runner.steps());
   CHECK(runner.steps() % 3 == 0);
+}
+
+TEST_CASE("moves of two sizes: a network of 5 outputs drives -2 ... +2, and a network of 3 is refused") {
+  torch::manual_seed(4);
+  TwoSizeMoveEnv a, b;
+  orchestra::BarrierEnvVector env(std::vector<orchestra::BarrierEnv*>{&a, &b});
+  CHECK(env.max_move() == 2);
+  agents::ActorCritic five(agents::ActorCriticSpec{2, {8}, orchestra::num_barrier_actions(2)});
+  agents::ActingNetwork acting(five->spec());
+  acting.load(five);
+  agents::VectorRolloutRunner runner(env, orchestra::stream_seeds(3, 2));
+  std::mt19937_64 rng(9);
+  const std::vector<agents::Rollout> segments = runner.collect_segments(acting, 6, 20, rng);
+  std::set<int> moves(a.actions.begin(), a.actions.end());
+  moves.insert(b.actions.begin(), b.actions.end());
+  CHECK(moves == std::set<int>{-2, -1, 0, 1, 2});  // every move, the largest ones included
+  for (const agents::Rollout& s : segments)  // the env observes the move it was given: index i is the move i - 2
+    for (std::size_t t = 1; t < s.action_indices.size(); ++t) CHECK(s.observations[t][0] == static_cast<float>(s.action_indices[t - 1] - 2));
+  agents::ActorCritic three(agents::ActorCriticSpec{2, {8}});
+  agents::ActingNetwork narrow(three->spec());
+  narrow.load(three);
+  CHECK_THROWS_WITH_AS(runner.collect_segments(narrow, 6, 1, rng), "vector rollout: the network has 3 actions, the environments 5",
+                       std::invalid_argument);
+  CountingEnv paper_moves;  // the same observation size, moves of one size
+  CHECK_THROWS_WITH_AS(orchestra::BarrierEnvVector(std::vector<orchestra::BarrierEnv*>{&a, &paper_moves}),
+                       "vector env: environment 1 has moves up to 1, environment 0 up to 2", std::invalid_argument);
 }
 
 TEST_CASE("one environment per agent: the learners push exactly what the agent of before pushed") {

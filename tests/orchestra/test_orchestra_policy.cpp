@@ -232,6 +232,27 @@ TEST_CASE("a multiplicative move scales T by the factor, within the bounds, rela
   CHECK(c.barrier_ms() == doctest::Approx(10.5));
   CHECK(c.local_steps() == std::vector<int>{1, 1, 1, 1});  // floored, never below 1
 
+  CHECK_THROWS_AS(c.move_barrier(2), std::invalid_argument);  // moves of one size unless max_move says otherwise
+
+  // max_move 2: moves of factor and factor^2 either way (x2 and x4), still within the bounds.
+  options.max_move = 2;
+  options.max_barrier_x_start = 16;
+  BarrierController wide(options);
+  wide.start(fake->view);
+  wide.move_barrier(+2);
+  CHECK(wide.barrier_ms() == doctest::Approx(84));
+  wide.move_barrier(+1);
+  CHECK(wide.barrier_ms() == doctest::Approx(168));
+  wide.move_barrier(-2);
+  CHECK(wide.barrier_ms() == doctest::Approx(42));
+  wide.move_barrier(-2);  // 10.5: the lower bound
+  CHECK(wide.barrier_ms() == doctest::Approx(10.5));
+  CHECK_THROWS_WITH_AS(wide.move_barrier(3), doctest::Contains("action must be in [-2, +2]"), std::invalid_argument);
+  for (const int bad : {0, 5}) {
+    options.max_move = bad;
+    CHECK_THROWS_WITH_AS(BarrierController{options}, doctest::Contains("max_move: expected an integer in [1, 4]"), std::invalid_argument);
+  }
+
   // Absolute bounds and the defaults: [fastest, max_local_steps * slowest] = [10, 64 * 21].
   BarrierController plain(BarrierControllerOptions{});
   plain.start(fake->view);

@@ -92,6 +92,12 @@ TEST_CASE("state after two windows: progress, loss and its trend, waiting, and T
     CHECK(v >= -1.0f);
     CHECK(v <= 1.0f);
   }
+  // Moves of two sizes: the entry is the move over the largest one.
+  in.max_move = 2;
+  in.last_action = -1;
+  CHECK(at(orchestra::build_state(in), L::kLastAction) == doctest::Approx(-0.5));
+  in.last_action = 2;
+  CHECK(at(orchestra::build_state(in), L::kLastAction) == 1);
 }
 
 TEST_CASE("state is scale-free: a cluster ten times slower with a ten times slower network reads the same") {

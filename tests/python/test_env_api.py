@@ -47,6 +47,21 @@ class Spaces(unittest.TestCase):
         self.assertEqual(env.environment, "local-sgd")
         self.assertTrue(env.experiment.endswith("task_small.yaml"))
 
+    def test_moves_of_two_sizes_give_five_actions(self):
+        # controller: {max_move: 2}: index i moves T by factor ** (i - 2), here x4, x2, none, /2, /4.
+        env = orchestra.BarrierEnv(t.TRAIN_SMALL, controller={"move": "multiplicative", "factor": 2, "max_move": 2})
+        self.assertEqual(env.action_space.n, 5)
+        self.assertEqual(env.action_moves, (-2, -1, 0, 1, 2))
+        env.reset(seed=1)
+        start = env.cluster["start_barrier_ms"]
+        _, _, _, _, info = env.step(4)
+        self.assertAlmostEqual(info["barrier_ms"], 4 * start)
+        _, _, _, _, info = env.step(1)
+        self.assertAlmostEqual(info["barrier_ms"], 2 * start)
+        with self.assertRaisesRegex(ValueError, "must be in 0 ... 4"):
+            env.step(5)
+        self.assertEqual(orchestra.BarrierEnv(t.TRAIN_SMALL).action_moves, orchestra.ACTION_MOVES)
+
     def test_the_progress_state_adds_three_bounded_entries(self):
         # controller: {state: progress} (rl_state.hpp): the fall of the loss at this T against the
         # T before, the last change of T (both signed) and the rounds at T.

@@ -39,8 +39,9 @@ class Pretrained(unittest.TestCase):
 
     def test_its_controller_keys_make_the_environment_move_t_as_in_training(self):
         env = orchestra.BarrierEnv(experiments=[t.TASK_SMALL], controller=self.policy.controller)
+        self.assertEqual(env.action_moves, self.policy.action_moves)  # the network's outputs are the env's actions
         obs, info = env.reset(seed=1)
-        _, _, _, _, after = env.step(2)
+        _, _, _, _, after = env.step(env.action_moves.index(1))
         if self.policy.controller["move"] == "multiplicative":
             self.assertAlmostEqual(after["barrier_ms"], info["barrier_ms"] * self.policy.controller["factor"])
         else:
@@ -49,7 +50,7 @@ class Pretrained(unittest.TestCase):
     def test_predict_is_the_cpp_controllers_action_on_random_observations(self):
         cpp = t.cpp_greedy(orchestra.PRETRAINED_POLICY, 300, 7)
         observations = np.asarray(cpp["observations"], dtype=np.float32)
-        expected = [orchestra.ACTION_MOVES.index(m) for m in cpp["moves"]]
+        expected = [self.policy.action_moves.index(m) for m in cpp["moves"]]
         one_by_one = [self.policy.predict(o) for o in observations]
         self.assertEqual(one_by_one, expected)
         self.assertTrue(all(type(a) is int for a in one_by_one))
@@ -84,7 +85,7 @@ class Pretrained(unittest.TestCase):
         draws_a = [a.predict(observation, deterministic=False) for _ in range(3000)]
         draws_b = [b.predict(observation, deterministic=False) for _ in range(3000)]
         self.assertEqual(draws_a, draws_b)
-        frequencies = np.bincount(draws_a, minlength=3) / len(draws_a)
+        frequencies = np.bincount(draws_a, minlength=len(a.action_moves)) / len(draws_a)
         p = a.probabilities(observation)
         # 4.5 standard errors of a frequency over 3,000 draws.
         np.testing.assert_allclose(frequencies, p, atol=4.5 * np.sqrt(0.25 / 3000))
@@ -103,7 +104,35 @@ class Pretrained(unittest.TestCase):
             negated = orchestra.load_policy(path)
             cpp = t.cpp_greedy(path, 100, 8)
         observations = np.asarray(cpp["observations"], dtype=np.float32)
-        self.assertEqual(negated.predict(observations).tolist(), [m + 1 for m in cpp["moves"]])
+        self.assertEqual(negated.predict(observations).tolist(), [negated.action_moves.index(m) for m in cpp["moves"]])
+
+    def test_a_policy_of_five_moves_reads_and_acts_as_in_cpp(self):
+        try:
+            import torch
+        except ImportError:
+            self.skipTest("no torch")
+        saved = torch.load(orchestra.PRETRAINED_POLICY, weights_only=False)
+        weights = saved["state_dict"]
+        hidden = weights["policy.weight"].shape[1]
+        torch.manual_seed(3)
+        weights["policy.weight"] = torch.randn(5, hidden)  # moves -2 ... 2: five outputs
+        weights["policy.bias"] = torch.randn(5)
+        saved["actions"] = [-2, -1, 0, 1, 2]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "five.pt")
+            torch.save(saved, path)
+            five = orchestra.load_policy(path)
+            cpp = t.cpp_greedy(path, 200, 9)
+        self.assertEqual(five.action_moves, (-2, -1, 0, 1, 2))
+        self.assertEqual(five.controller["max_move"], 2)
+        observations = np.asarray(cpp["observations"], dtype=np.float32)
+        self.assertEqual(five.probabilities(observations).shape, (200, 5))
+        self.assertEqual(five.predict(observations).tolist(), [five.action_moves.index(m) for m in cpp["moves"]])
+        self.assertGreater(len(set(cpp["moves"]) - {-1, 0, 1}), 0, "some observations should give a move of two")
+        module = five.to_torch()
+        with torch.no_grad():
+            logits, _ = module(torch.from_numpy(observations))
+        self.assertEqual(logits.argmax(-1).tolist(), five.predict(observations).tolist())
 
 
 class BadInput(unittest.TestCase):

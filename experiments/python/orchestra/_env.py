@@ -48,7 +48,9 @@ class BarrierEnv(_Base):
     their bounds, 25 with controller={"state": "progress"} or "lead"; the toy environment's 8, unbounded);
     action_space is Discrete(3): 0 decreases T,
     1 keeps it, 2 increases it (by the controller's unit or factor), the order of a policy's
-    outputs (ACTION_MOVES gives the moves: -1, 0, +1).
+    outputs (ACTION_MOVES gives the moves: -1, 0, +1). With controller={"max_move": m} it is
+    Discrete(2m + 1), index i moving T by i - m units or powers of the factor; action_moves gives
+    the environment's own moves (ACTION_MOVES when m = 1).
 
     reset(seed=None, options=None) -> (observation, info): seed s runs the C++ environment's
     reset(s) and starts a stream; later resets without a seed continue it (info["seed"] is the
@@ -74,7 +76,8 @@ class BarrierEnv(_Base):
         low, high = self._env.bounds
         self.observation_space = _spaces.Box(low=np.asarray(low, dtype=np.float32),
                                              high=np.asarray(high, dtype=np.float32), dtype=np.float32)
-        self.action_space = _spaces.Discrete(len(_core.ACTION_MOVES))
+        self.action_moves = tuple(self._env.action_moves)
+        self.action_space = _spaces.Discrete(len(self.action_moves))
         self.cluster = None  # the current episode's, as in info["cluster"]
         if not GYMNASIUM:
             self.np_random = np.random.default_rng()

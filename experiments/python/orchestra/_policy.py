@@ -57,13 +57,19 @@ class Policy:
                 z = self.trunk(x)
                 return self.policy(z), self.value(z).squeeze(-1)
 
-        module = ActorCritic(self.observation_size, self.hidden, len(_core.ACTION_MOVES))
+        module = ActorCritic(self.observation_size, self.hidden, len(self.action_moves))
         module.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in self.state_dict().items()}, strict=True)
         return module
 
     @property
     def observation_size(self):
         return self._policy.observation_size
+
+    @property
+    def action_moves(self):
+        """The move of T of each output, in order: (-1, 0, 1), or -m ... m for max_move m."""
+        m = self._policy.controller["max_move"]
+        return tuple(range(-m, m + 1))
 
     @property
     def hidden(self):

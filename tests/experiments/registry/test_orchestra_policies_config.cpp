@@ -104,6 +104,10 @@ TEST_CASE("orchestra-lcm and fixed-t: keys set from YAML") {
   CHECK(m.max_barrier_ms == 900);
   CHECK(m.min_barrier_x_start == 0.25);
   CHECK(m.max_barrier_x_start == 8);
+  CHECK(m.max_move == 1);
+  const auto two_sizes = build("{name: orchestra-lcm, move: multiplicative, factor: 2, max_move: 2}");
+  CHECK(dynamic_cast<const orchestra::BarrierController&>(*two_sizes.policy).options().max_move == 2);
+  CHECK(two_sizes.resolved["max_move"] == 2);
 
   const auto fixed = build("{name: fixed-t, T_ms: 30, batch: 8}");
   const auto& f = dynamic_cast<const orchestra::BarrierController&>(*fixed.policy);
@@ -152,6 +156,8 @@ TEST_CASE("orchestra-lcm and fixed-t: bad keys name file:line and the key") {
   check_error("{name: orchestra-lcm, whole_cluster_windows: maybe}", "policies[0].whole_cluster_windows:");
   check_error("{name: fixed-t, T_ms: 30, T_x_lcm: 2}", "policies[0].T_x_lcm: unknown key");
   check_error("{name: orchestra-lcm, max_T_x_start: 0.5}", "policies[0].max_T_x_start: expected a factor >= 1");
+  check_error("{name: orchestra-lcm, max_move: 5}", "x.yaml:20: policies[0].max_move: expected an integer <= 4, got 5");
+  check_error("{name: orchestra-lcm, max_move: 0}", "policies[0].max_move: expected a positive integer, got 0");
   const auto names = experiments::policy_names();
   CHECK(std::count(names.begin(), names.end(), "orchestra-lcm") == 1);
   CHECK(std::count(names.begin(), names.end(), "fixed-t") == 1);
@@ -177,6 +183,19 @@ TEST_CASE("the RL environment's config from an experiment, and an episode on it"
   const auto step = environment.step(orchestra::BarrierAction::Keep);
   CHECK(step.info.epoch == 1);
   CHECK(step.info.accuracy > start.info.accuracy);
+  CHECK_THROWS_WITH_AS(environment.step(2), doctest::Contains("action must be -1, 0 or +1"), std::invalid_argument);
+
+  // Moves of two sizes: +2 is the factor squared.
+  auto wide = rl;
+  wide.controller.move = orchestra::BarrierMove::Multiplicative;
+  wide.controller.move_factor = 2;
+  wide.controller.max_move = 2;
+  orchestra::LocalSgdBarrierEnv two_sizes(wide);
+  CHECK(two_sizes.max_move() == 2);
+  const auto first = two_sizes.reset(1);
+  const auto up = two_sizes.step(2);
+  CHECK(up.info.barrier_ms == doctest::Approx(4 * first.info.barrier_ms));
+  CHECK_THROWS_WITH_AS(two_sizes.step(-3), doctest::Contains("action must be in [-2, +2]"), std::invalid_argument);
 
   config.training.timing_only = true;
   CHECK_THROWS_WITH_AS(experiments::barrier_env_config(config, options), doctest::Contains("training.timing_only"),

@@ -210,7 +210,7 @@ TEST_CASE("RL env: a random-action controller runs whole episodes") {
   LocalSgdBarrierEnv environment(small_config());
   const auto* data = environment.data().get();
   std::mt19937 rng(12);
-  std::uniform_int_distribution<int> pick(0, orchestra::kNumBarrierActions - 1);
+  std::uniform_int_distribution<int> pick(0, orchestra::num_barrier_actions(1) - 1);
   std::vector<int> taken;
   for (std::uint64_t episode = 0; episode < 3; ++episode) {
     const auto steps = run_episode(environment, 100 + episode, [&](const std::vector<float>&) {
