@@ -4,6 +4,8 @@
 
 #include <exception>
 #include <nlohmann/json.hpp>
+#include <random>
+#include <set>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -275,6 +277,59 @@ TEST_CASE("configs/a3c_surrogate_f4.yaml: the wide recipe with moves of x4, noth
   CHECK(shipped.control() == f4.control);
 }
 
+TEST_CASE("configs/a3c_surrogate_m2.yaml: the wide recipe with moves of x2 and x4, nothing else changed") {
+  const std::string dir = std::string(ORCHESTRA_SOURCE_DIR) + "/configs/";
+  const auto wide = experiments::load_train_config(dir + "a3c_surrogate_wide.yaml");
+  experiments::TrainConfig m2;
+  REQUIRE_NOTHROW(m2 = experiments::load_train_config(dir + "a3c_surrogate_m2.yaml"));
+  CHECK(m2.control.max_move == 2);
+  CHECK(wide.control.max_move == 1);
+  // Only the moves (and the training seed) differ, so BENCHMARKS' comparison measures them.
+  agents::PolicyControl same = m2.control;
+  same.max_move = wide.control.max_move;
+  CHECK(same == wide.control);
+  REQUIRE(m2.distribution.has_value());
+  CHECK(m2.distribution->message_mb.hi == wide.distribution->message_mb.hi);
+  CHECK(m2.distribution->inter_gbps.lo == wide.distribution->inter_gbps.lo);
+  CHECK(m2.distribution->profiles.size() == wide.distribution->profiles.size());
+  check_same_training(m2, wide);
+  CHECK(m2.a3c.total_updates == wide.a3c.total_updates);
+
+  // Its fine-tuning from the shipped network: the same recipe, started from that network laid out
+  // as five moves, at a lower rate.
+  experiments::TrainConfig finetune;
+  REQUIRE_NOTHROW(finetune = experiments::load_train_config(dir + "a3c_surrogate_m2_finetune.yaml"));
+  CHECK(finetune.control == m2.control);
+  CHECK(finetune.experiments == m2.experiments);
+  CHECK(finetune.surrogate_file == m2.surrogate_file);
+  CHECK(finetune.a3c.hidden == m2.a3c.hidden);
+  CHECK(finetune.a3c.learning_rate < m2.a3c.learning_rate);
+  CHECK(finetune.a3c.init_policy.find("pretrained/candidates/x4-as-five-moves.pt") != std::string::npos);
+}
+
+TEST_CASE("pretrained/candidates/x4-as-five-moves.pt acts as the shipped x4 network: its +-2 moves of x2 are the x4 moves") {
+  const std::string dir = std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/";
+  agents::A3cPolicy shipped = agents::A3cPolicy::load(dir + "orchestra-a3c.pt");
+  agents::A3cPolicy five = agents::A3cPolicy::load(dir + "candidates/x4-as-five-moves.pt");
+  REQUIRE(shipped.control().factor == 4);
+  REQUIRE(shipped.control().max_move == 1);
+  CHECK(five.control().factor == 2);
+  CHECK(five.control().max_move == 2);
+  // Random states within the state's bounds (rl_state.hpp): the same move of T on every one.
+  const orchestra::StateBounds bounds = orchestra::state_bounds(shipped.control().state_features);
+  std::mt19937_64 rng(3);
+  std::set<int> seen;
+  for (int k = 0; k < 5000; ++k) {
+    std::vector<float> state(bounds.low.size());
+    for (std::size_t i = 0; i < state.size(); ++i)
+      state[i] = bounds.low[i] + static_cast<float>(static_cast<double>(rng() >> 11) / 9007199254740992.0) * (bounds.high[i] - bounds.low[i]);
+    const int move = shipped.predict(state);
+    CHECK(five.predict(state) == 2 * move);
+    seen.insert(move);
+  }
+  CHECK(seen.size() >= 2);  // the states are varied enough to move T more than one way
+}
+
 TEST_CASE("the policies of pretrained/candidates/ load, with the state and interval the shipped policy deploys") {
   const auto shipped = agents::A3cPolicy::load(std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/orchestra-a3c.pt");
   int files = 0;
@@ -288,6 +343,7 @@ TEST_CASE("the policies of pretrained/candidates/ load, with the state and inter
     // before against today's x4 is the comparison pretrained/candidates/README.md records).
     agents::PolicyControl same = candidate.control();
     same.factor = shipped.control().factor;
+    same.max_move = shipped.control().max_move;
     CHECK(same == shipped.control());
   }
   CHECK(files >= 2);
