@@ -50,6 +50,29 @@ void check_same_training(const experiments::TrainConfig& changed, const experime
   CHECK(changed.a3c.envs_per_agent == base.a3c.envs_per_agent);
 }
 
+// configs/NAME, read (its errors fail the test case).
+experiments::TrainConfig shipped_recipe(const std::string& name) {
+  experiments::TrainConfig config;
+  REQUIRE_NOTHROW(config = experiments::load_train_config(std::string(ORCHESTRA_SOURCE_DIR) + "/configs/" + name));
+  return config;
+}
+
+// A recipe that changes only the moves of the wide one (`same_moves_as_wide` undoes the change on a
+// copy of its control): the same controller otherwise, cluster distribution, training and length,
+// so that BENCHMARKS' comparison measures the moves.
+template <typename UndoChange>
+void check_wide_recipe_but_moves(const experiments::TrainConfig& changed, const experiments::TrainConfig& wide, UndoChange same_moves_as_wide) {
+  agents::PolicyControl same = changed.control;
+  same_moves_as_wide(same);
+  CHECK(same == wide.control);
+  REQUIRE(changed.distribution.has_value());
+  CHECK(changed.distribution->message_mb.hi == wide.distribution->message_mb.hi);
+  CHECK(changed.distribution->inter_gbps.lo == wide.distribution->inter_gbps.lo);
+  CHECK(changed.distribution->profiles.size() == wide.distribution->profiles.size());
+  check_same_training(changed, wide);
+  CHECK(changed.a3c.total_updates == wide.a3c.total_updates);
+}
+
 }  // namespace
 
 TEST_CASE("every shipped config loads, and every policy in an experiment config builds") {
@@ -255,50 +278,27 @@ TEST_CASE("configs/a3c_surrogate_wide.yaml: the surrogate recipe on clusters wit
 }
 
 TEST_CASE("configs/a3c_surrogate_f4.yaml: the wide recipe with moves of x4, nothing else changed") {
-  const std::string dir = std::string(ORCHESTRA_SOURCE_DIR) + "/configs/";
-  const auto wide = experiments::load_train_config(dir + "a3c_surrogate_wide.yaml");
-  experiments::TrainConfig f4;
-  REQUIRE_NOTHROW(f4 = experiments::load_train_config(dir + "a3c_surrogate_f4.yaml"));
+  const auto wide = shipped_recipe("a3c_surrogate_wide.yaml");
+  const auto f4 = shipped_recipe("a3c_surrogate_f4.yaml");
   CHECK(f4.control.factor == 4);
   CHECK(wide.control.factor == 2);
-  // Only the factor (and the training seed) differ, so BENCHMARKS' comparison measures the moves.
-  agents::PolicyControl same = f4.control;
-  same.factor = wide.control.factor;
-  CHECK(same == wide.control);
   CHECK(f4.a3c.seed == 13);
-  REQUIRE(f4.distribution.has_value());
-  CHECK(f4.distribution->message_mb.hi == wide.distribution->message_mb.hi);
-  CHECK(f4.distribution->inter_gbps.lo == wide.distribution->inter_gbps.lo);
-  CHECK(f4.distribution->profiles.size() == wide.distribution->profiles.size());
-  check_same_training(f4, wide);
-  CHECK(f4.a3c.total_updates == wide.a3c.total_updates);
+  check_wide_recipe_but_moves(f4, wide, [&](agents::PolicyControl& c) { c.factor = wide.control.factor; });
   // The shipped policy was trained by it and deploys its moves.
   const auto shipped = agents::A3cPolicy::load(std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/orchestra-a3c.pt");
   CHECK(shipped.control() == f4.control);
 }
 
 TEST_CASE("configs/a3c_surrogate_m2.yaml: the wide recipe with moves of x2 and x4, nothing else changed") {
-  const std::string dir = std::string(ORCHESTRA_SOURCE_DIR) + "/configs/";
-  const auto wide = experiments::load_train_config(dir + "a3c_surrogate_wide.yaml");
-  experiments::TrainConfig m2;
-  REQUIRE_NOTHROW(m2 = experiments::load_train_config(dir + "a3c_surrogate_m2.yaml"));
+  const auto wide = shipped_recipe("a3c_surrogate_wide.yaml");
+  const auto m2 = shipped_recipe("a3c_surrogate_m2.yaml");
   CHECK(m2.control.max_move == 2);
   CHECK(wide.control.max_move == 1);
-  // Only the moves (and the training seed) differ, so BENCHMARKS' comparison measures them.
-  agents::PolicyControl same = m2.control;
-  same.max_move = wide.control.max_move;
-  CHECK(same == wide.control);
-  REQUIRE(m2.distribution.has_value());
-  CHECK(m2.distribution->message_mb.hi == wide.distribution->message_mb.hi);
-  CHECK(m2.distribution->inter_gbps.lo == wide.distribution->inter_gbps.lo);
-  CHECK(m2.distribution->profiles.size() == wide.distribution->profiles.size());
-  check_same_training(m2, wide);
-  CHECK(m2.a3c.total_updates == wide.a3c.total_updates);
+  check_wide_recipe_but_moves(m2, wide, [&](agents::PolicyControl& c) { c.max_move = wide.control.max_move; });
 
   // Its fine-tuning from the shipped network: the same recipe, started from that network laid out
   // as five moves, at a lower rate.
-  experiments::TrainConfig finetune;
-  REQUIRE_NOTHROW(finetune = experiments::load_train_config(dir + "a3c_surrogate_m2_finetune.yaml"));
+  const auto finetune = shipped_recipe("a3c_surrogate_m2_finetune.yaml");
   CHECK(finetune.control == m2.control);
   CHECK(finetune.experiments == m2.experiments);
   CHECK(finetune.surrogate_file == m2.surrogate_file);
