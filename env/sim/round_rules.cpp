@@ -54,6 +54,27 @@ void open_epoch(EpochData& data, int epoch, const RoundPlan& plan) {
   }
 }
 
+bool rebalance_shards(EpochData& data, const RoundPlan& plan) {
+  if (plan.aggregation != Aggregation::ModelAverage || !data.sharded()) return false;
+  const std::vector<double> shares = epoch_data_shares(plan);
+  bool short_of_data = false, surplus = false;
+  for (std::size_t i = 0; i < plan.workers.size(); ++i) {
+    const WorkerPlan& w = plan.workers[i];
+    const std::int64_t left = data.shard_remaining(static_cast<int>(i));
+    if (w.local_steps == kUntilShardEnd) continue;  // one-shot: its round is whatever it holds
+    const std::int64_t round = w.batch_size > 0 ? static_cast<std::int64_t>(w.local_steps) * w.batch_size : 0;
+    if (round > 0 && shares[i] > 0 && left < round) short_of_data = true;
+    if (left > round) surplus = true;
+  }
+  if (!short_of_data || !surplus) return false;
+  try {
+    data.reshare(shares);
+  } catch (const std::invalid_argument& e) {
+    throw common::PlanError(e.what());
+  }
+  return true;
+}
+
 std::vector<std::int64_t> stream_batch_sizes(const std::vector<WorkerPlan>& workers, std::int64_t available) {
   const std::size_t n = workers.size();
   std::int64_t total = 0;

@@ -49,6 +49,7 @@ struct SimulationSpec {
   int global_batch = 512;
   std::int64_t train_samples = 0;
   double message_bytes = 0;  // bytes per model/gradient message (resolved, > 0)
+  ShardRule shards = ShardRule::Epoch;  // training.shards (epoch_data.hpp)
 };
 
 class Simulation {

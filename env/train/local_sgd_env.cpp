@@ -36,6 +36,7 @@ LocalSgdEnv::LocalSgdEnv(EnvSpec spec, std::shared_ptr<const DatasetPair> data, 
     spec.simulation.message_bytes = parameter_bytes(*make_model(training_.model, input_shape, 10));
   if (spec.simulation.train_samples <= 0) throw std::invalid_argument("the environment needs train_samples > 0");
   if (spec.simulation.message_bytes <= 0) throw std::invalid_argument("the environment needs message_bytes > 0");
+  spec.simulation.shards = training_.shards;  // one setting: the training's
   simulation_ = std::make_unique<Simulation>(std::move(spec.simulation), seed,
                                              training_.timing_only ? nullptr : static_cast<TrainingHooks*>(this));
 }

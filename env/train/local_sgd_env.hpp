@@ -23,6 +23,9 @@ struct TrainingSpec {
   OptimizerSpec optimizer;
   LrSchedule lr_schedule = LrSchedule::Constant;
   int planned_epochs = 1;
+  // training.shards: how an epoch's shards are dealt (epoch_data.hpp). LocalSgdEnv sets its
+  // simulation's SimulationSpec::shards from it; a real run's ranks read it here.
+  ShardRule shards = ShardRule::Epoch;
   bool timing_only = false;   // no gradients: only the clock runs (cluster-scale what-if studies)
   std::string device = "cpu";  // runtime.device: cpu | cuda | cuda:N (device.hpp)
   bool tf32 = false;           // runtime.tf32: TF32 for float32 convolutions and matrix products on a GPU (device.hpp)

@@ -420,6 +420,11 @@ ExperimentConfig parse_config(const std::string& text, const std::string& file) 
   cfg.training.timing_only = t.boolean("timing_only", false);
   cfg.timing_train_samples = t.integer("train_samples", 60000, 1, kMaxCount);
   cfg.training.planned_epochs = cfg.budget.epochs;
+  {
+    std::vector<std::pair<const char*, env::ShardRule>> spellings;
+    for (auto r : env::kShardRules) spellings.emplace_back(env::shard_rule_name(r), r);
+    cfg.training.shards = t.option("shards", env::ShardRule::Epoch, spellings);
+  }
   t.reject_unknown_keys();
 
   common::YamlReader cluster = top.child("cluster");

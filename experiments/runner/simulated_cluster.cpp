@@ -70,6 +70,7 @@ void SimulatedCluster::run(const Experiment& experiment, ExperimentPolicy& polic
     env::SurrogateEnvSpec surrogate;
     surrogate.simulation = spec.simulation;
     surrogate.simulation.train_samples = 0;  // the surrogate task's
+    surrogate.simulation.shards = config.training.shards;
     surrogate.cosine_lr = config.training.lr_schedule == env::LrSchedule::Cosine;
     surrogate.planned_epochs = config.training.planned_epochs;
     env::SurrogateEnv cluster(surrogate, config.surrogate, config.seed);

@@ -93,6 +93,7 @@ ResetResult LocalSgdBarrierEnv::reset(std::uint64_t seed) {
   if (config_.surrogate) {
     env::SurrogateEnvSpec surrogate;
     surrogate.simulation = spec.simulation;
+    surrogate.simulation.shards = spec.training.shards;
     surrogate.cosine_lr = spec.training.lr_schedule == env::LrSchedule::Cosine;
     surrogate.planned_epochs = spec.training.planned_epochs;
     env_ = std::make_unique<env::SurrogateEnv>(surrogate, config_.surrogate, seed);

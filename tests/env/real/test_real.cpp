@@ -36,9 +36,10 @@ env::DataSpec small_data() {
   return d;
 }
 
-env::TrainingSpec small_training() {
+env::TrainingSpec small_training(env::ShardRule shards = env::ShardRule::Epoch) {
   env::TrainingSpec t;
   t.model.hidden = {16};
+  t.shards = shards;
   return t;
 }
 
@@ -69,7 +70,7 @@ void place_on_servers(env::ClusterSpec& cluster, int servers) {
 
 // The in-process reference: the simulator's LocalSgdEnv on the same seed and data, on the CPU.
 State in_process(const std::vector<env::RoundPlan>& plans, const std::shared_ptr<const env::DatasetPair>& data, int workers = 2,
-                 int servers = 1) {
+                 int servers = 1, env::ShardRule shards = env::ShardRule::Epoch) {
   env::EnvSpec spec;
   for (int i = 0; i < workers; ++i) {
     env::WorkerSpec w;
@@ -79,7 +80,7 @@ State in_process(const std::vector<env::RoundPlan>& plans, const std::shared_ptr
   }
   place_on_servers(spec.simulation.cluster, servers);
   spec.simulation.global_batch = 64;
-  spec.training = small_training();
+  spec.training = small_training(shards);
   env::LocalSgdEnv environment(spec, data, kSeed, {1, 8, 8});
   for (const auto& p : plans) environment.run_round(p);
   State out = environment.replicas()->state(0);
@@ -91,7 +92,8 @@ State in_process(const std::vector<env::RoundPlan>& plans, const std::shared_ptr
 // over a TCPStore on a port from the OS, training on env::rank_device(device, rank); the first
 // error of any rank is rethrown (gloo's test/base_test.h does the same).
 std::vector<State> ranks(const std::vector<env::RoundPlan>& plans, const std::shared_ptr<const env::DatasetPair>& data, int world = 2,
-                         const std::string& backend = "gloo", const std::string& device = "cpu", int servers = 1) {
+                         const std::string& backend = "gloo", const std::string& device = "cpu", int servers = 1,
+                         env::ShardRule shards = env::ShardRule::Epoch) {
   env::RendezvousServer server(0, std::chrono::seconds(30));
   std::vector<State> states(static_cast<std::size_t>(world));
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(world));
@@ -108,7 +110,7 @@ std::vector<State> ranks(const std::vector<env::RoundPlan>& plans, const std::sh
       spec.device = env::rank_device(device, rank);
       env::C10dCommunicator comm(spec);
       env::RealWorkerSpec ws;
-      ws.training = small_training();
+      ws.training = small_training(shards);
       for (int i = 0; i < world; ++i) {
         env::WorkerSpec w;
         w.name = worker_name(i);
@@ -147,10 +149,11 @@ double max_difference(const State& a, const State& b) {
 }
 
 // `workers` ranks on `servers` servers against the simulator, after `plans`.
-void check_matches_in_process(const std::vector<env::RoundPlan>& plans, int workers = 2, int servers = 1) {
+void check_matches_in_process(const std::vector<env::RoundPlan>& plans, int workers = 2, int servers = 1,
+                              env::ShardRule shards = env::ShardRule::Epoch) {
   auto data = std::make_shared<const env::DatasetPair>(env::make_synthetic(small_data(), kSeed));
-  const State reference = in_process(plans, data, workers, servers);
-  const auto states = ranks(plans, data, workers, "gloo", "cpu", servers);
+  const State reference = in_process(plans, data, workers, servers, shards);
+  const auto states = ranks(plans, data, workers, "gloo", "cpu", servers, shards);
   for (const State& rank : states) {
     CHECK(max_difference(states[0], rank) == 0.0);  // every rank holds the same model: one all-reduce result
     CHECK(max_difference(rank, reference) < 1e-6);
@@ -382,6 +385,17 @@ TEST_CASE("real: an epoch's last rounds, where one worker has no data left, equa
     finals.push_back(in_process({plan, plan, plan, plan}, std::make_shared<const env::DatasetPair>(env::make_synthetic(small_data(), kSeed))));
   }
   CHECK(max_difference(finals[0], finals[1]) > 1e-4);  // the two weightings train differently
+}
+
+TEST_CASE("real: shards: rebalance deals an epoch's tail as the simulator does, and trains differently from fixed shards") {
+  // The case above: at round 2 worker 1 has 16 samples left for a round of 48 while worker 0 holds
+  // 144; under rebalance every rank reshares the 160 left 3:1 alike, and worker 1 keeps training.
+  env::RoundPlan plan = average_plan(16, 3);
+  plan.data_shares = {0.75, 0.25};
+  const std::vector<env::RoundPlan> plans{plan, plan, plan, plan};
+  check_matches_in_process(plans, 2, 1, env::ShardRule::Rebalance);
+  auto data = std::make_shared<const env::DatasetPair>(env::make_synthetic(small_data(), kSeed));
+  CHECK(max_difference(in_process(plans, data, 2, 1, env::ShardRule::Rebalance), in_process(plans, data)) > 1e-4);
 }
 
 TEST_CASE("real: MLLSGD's in-server averages with unequal steps, under FedNova with an outer optimizer and under all_workers, "

@@ -63,6 +63,16 @@ TEST_CASE("runtime.tf32: off unless asked, recorded in the resolved config eithe
   check_error(std::string(kValid) + "runtime: {tf32: fast}\n", "x.yaml:15: runtime.tf32: expected true or false, got 'fast'");
 }
 
+TEST_CASE("training.shards: epoch unless asked, recorded in the resolved config, an unknown rule names its line") {
+  const auto fixed = parse_config(kValid, "x.yaml");
+  CHECK(fixed.training.shards == env::ShardRule::Epoch);
+  CHECK(fixed.resolved["training"]["shards"] == "epoch");
+  const auto rebalanced = parse_config(with("  epochs: 1\n", "  epochs: 1\n  shards: rebalance\n"), "x.yaml");
+  CHECK(rebalanced.training.shards == env::ShardRule::Rebalance);
+  CHECK(rebalanced.resolved["training"]["shards"] == "rebalance");
+  check_error(with("  epochs: 1\n", "  epochs: 1\n  shards: steal\n"), "x.yaml:8: training.shards:");
+}
+
 TEST_CASE("unknown keys are named with their line") {
   check_error(with("epochs: 1", "epochs: 1\n  epoch: 3"), "x.yaml:8: training.epoch: unknown key");
   check_error(with("seed: 3", "seed: 3\ncluser: {}"), "x.yaml:3: cluser: unknown key");
