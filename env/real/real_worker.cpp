@@ -159,7 +159,7 @@ void RealWorker::run_gradient_round(const RoundPlan& plan, RealRoundStats& stats
 void RealWorker::run_average_round(const RoundPlan& plan, RealRoundStats& stats) {
   const std::size_t n = plan.workers.size();
   const int me = comm_.rank();
-  if (spec_.training.shards == ShardRule::Rebalance) rebalance_shards(order_, plan);  // every rank alike
+  rebalance_shards(order_, plan, spec_.training.shards);  // every rank alike
   const AveragingRound round = describe_averaging_round(plan, spec_.cluster, order_);
   if (round.took_part.empty()) throw common::PlanError("the plan processes no samples: the workers with data left in this epoch have batch 0 or no local steps");
   const GlobalAverage& global = round.global;

@@ -14,9 +14,20 @@ namespace env {
 // it trains alone. Rebalance: when a worker taking part in a round has less data left than the
 // round needs while another holds more than its round, the samples left in the epoch are shared
 // out again by the same shares (round_rules.hpp, rebalance_shards), so the epoch ends together.
-enum class ShardRule { Epoch, Rebalance };
-inline constexpr ShardRule kShardRules[] = {ShardRule::Epoch, ShardRule::Rebalance};
-inline const char* shard_rule_name(ShardRule r) { return r == ShardRule::Rebalance ? "rebalance" : "epoch"; }
+// Steal: work stealing, only towards faster workers: when a worker runs short while one that
+// takes fewer samples a round (a slower one) holds more than its round, the samples left are split
+// in proportion to each worker's samples a round, so that all finish in about as many rounds. A
+// tail of fast workers (slow ones ran short first: often one server, over its fast link) is kept.
+enum class ShardRule { Epoch, Rebalance, Steal };
+inline constexpr ShardRule kShardRules[] = {ShardRule::Epoch, ShardRule::Rebalance, ShardRule::Steal};
+inline const char* shard_rule_name(ShardRule r) {
+  switch (r) {
+    case ShardRule::Epoch: return "epoch";
+    case ShardRule::Rebalance: return "rebalance";
+    case ShardRule::Steal: return "steal";
+  }
+  return "epoch";
+}
 
 struct IndexSpan {
   const std::int64_t* data = nullptr;

@@ -54,21 +54,27 @@ void open_epoch(EpochData& data, int epoch, const RoundPlan& plan) {
   }
 }
 
-bool rebalance_shards(EpochData& data, const RoundPlan& plan) {
-  if (plan.aggregation != Aggregation::ModelAverage || !data.sharded()) return false;
+bool rebalance_shards(EpochData& data, const RoundPlan& plan, ShardRule rule) {
+  if (rule == ShardRule::Epoch || plan.aggregation != Aggregation::ModelAverage || !data.sharded()) return false;
   const std::vector<double> shares = epoch_data_shares(plan);
-  bool short_of_data = false, surplus = false;
-  for (std::size_t i = 0; i < plan.workers.size(); ++i) {
+  const std::size_t n = plan.workers.size();
+  std::vector<double> per_round(n, 0.0);  // samples each worker takes in a full round (0: sits out, or one-shot)
+  for (std::size_t i = 0; i < n; ++i) {
     const WorkerPlan& w = plan.workers[i];
-    const std::int64_t left = data.shard_remaining(static_cast<int>(i));
-    if (w.local_steps == kUntilShardEnd) continue;  // one-shot: its round is whatever it holds
-    const std::int64_t round = w.batch_size > 0 ? static_cast<std::int64_t>(w.local_steps) * w.batch_size : 0;
-    if (round > 0 && shares[i] > 0 && left < round) short_of_data = true;
-    if (left > round) surplus = true;
+    if (w.local_steps != kUntilShardEnd && w.batch_size > 0) per_round[i] = static_cast<double>(w.local_steps) * w.batch_size;
   }
-  if (!short_of_data || !surplus) return false;
+  // The fastest short worker's round, and the smallest round of a worker holding more than its own.
+  double short_round = 0, holder_round = -1;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (plan.workers[i].local_steps == kUntilShardEnd) continue;  // one-shot: its round is whatever it holds
+    const auto left = static_cast<double>(data.shard_remaining(static_cast<int>(i)));
+    if (per_round[i] > 0 && shares[i] > 0 && left < per_round[i]) short_round = std::max(short_round, per_round[i]);
+    if (left > per_round[i]) holder_round = holder_round < 0 ? per_round[i] : std::min(holder_round, per_round[i]);
+  }
+  if (short_round <= 0 || holder_round < 0) return false;
+  if (rule == ShardRule::Steal && !(holder_round < short_round)) return false;  // only towards faster workers
   try {
-    data.reshare(shares);
+    data.reshare(rule == ShardRule::Steal ? per_round : shares);
   } catch (const std::invalid_argument& e) {
     throw common::PlanError(e.what());
   }

@@ -30,13 +30,14 @@ std::vector<double> epoch_data_shares(const RoundPlan& plan);
 // worker (epoch_data_shares). Throws common::PlanError for shares the data cannot be split by.
 void open_epoch(EpochData& data, int epoch, const RoundPlan& plan);
 
-// ShardRule::Rebalance, before a model-averaging round: when a worker taking part (batch > 0,
-// local steps > 0, a share > 0) has fewer samples left than its round would take (B_i * tau_i)
-// while another worker holds more than its round would take, reshares the epoch's remaining
-// samples by epoch_data_shares(plan) and returns true. Without such a pair (the epoch's healthy
-// rounds, its very end, one-shot plans that run a shard to its end) it changes nothing. Simulated
-// and real runs call it alike, so every rank deals the same shards.
-bool rebalance_shards(EpochData& data, const RoundPlan& plan);
+// Before a model-averaging round, under `rule` (epoch_data.hpp): when a worker taking part (batch
+// > 0, local steps > 0, a share > 0) has fewer samples left than its round would take (B_i * tau_i)
+// while another worker holds more than its round would take (under Steal: one that takes fewer
+// samples a round), reshares the epoch's remaining samples (Rebalance: by epoch_data_shares(plan);
+// Steal: by B_i * tau_i) and returns true. Without such a pair (the epoch's healthy rounds, its
+// very end, one-shot plans that run a shard to its end) or under Epoch it changes nothing.
+// Simulated and real runs call it alike, so every rank deals the same shards.
+bool rebalance_shards(EpochData& data, const RoundPlan& plan, ShardRule rule);
 
 // Local steps a shard of `samples` still has at batch `batch` (the last one may be short).
 inline std::int64_t batches_left(std::int64_t samples, int batch) { return batch > 0 ? (samples + batch - 1) / batch : 0; }

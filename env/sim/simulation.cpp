@@ -113,7 +113,7 @@ void Simulation::run_gradient_round(const RoundPlan& plan, RoundReport& report) 
 // own pace, a barrier (the slowest member) before every average, the cost model's all-reduce.
 void Simulation::run_average_round(const RoundPlan& plan, RoundReport& report) {
   const std::size_t n = plan.workers.size();
-  if (spec_.shards == ShardRule::Rebalance) rebalance_shards(data_, plan);
+  rebalance_shards(data_, plan, spec_.shards);
   const AveragingRound round = describe_averaging_round(plan, spec_.cluster, data_);
   std::vector<double> now(n, clock_ms_);
   if (hooks_ && round.global.needs_round_start()) hooks_->begin_global_round();

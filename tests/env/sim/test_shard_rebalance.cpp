@@ -1,6 +1,6 @@
-// training.shards: rebalance (epoch_data.hpp): an epoch's remaining samples shared out again when a
-// worker taking part runs short while another holds more than its round, so that a worker slowed
-// mid-epoch does not train the epoch's tail alone.
+// training.shards: rebalance and steal (epoch_data.hpp): an epoch's remaining samples shared out
+// again when a worker taking part runs short while another (steal: a slower one) holds more than
+// its round, so that a worker slowed mid-epoch does not train the epoch's tail alone.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -109,41 +109,67 @@ TEST_CASE("rebalance_shards acts only when a worker taking part runs short while
   EpochData data(64, 1, false);
   const RoundPlan plan = average_plan({{4, 2}, {4, 2}}, {0.5, 0.5});  // rounds of 8 samples each
   data.begin_shards(0, {0.5, 0.5});
-  CHECK_FALSE(rebalance_shards(data, plan));  // 32 and 32: both hold their round
+  CHECK_FALSE(rebalance_shards(data, plan, ShardRule::Rebalance));  // 32 and 32: both hold their round
   take(data, 1, 28);
-  CHECK(rebalance_shards(data, plan));  // worker 1: 4 < 8, worker 0: 32 > 8
+  CHECK(rebalance_shards(data, plan, ShardRule::Rebalance));  // worker 1: 4 < 8, worker 0: 32 > 8
   CHECK(data.shard_remaining(0) == 18);
   CHECK(data.shard_remaining(1) == 18);
 
+  SUBCASE("epoch: never") {
+    data.begin_shards(1, {0.5, 0.5});
+    take(data, 1, 28);
+    CHECK_FALSE(rebalance_shards(data, plan, ShardRule::Epoch));
+  }
   SUBCASE("a worker out of the round (batch 0, or no steps) is never short") {
     data.begin_shards(1, {0.5, 0.5});
     take(data, 1, 32);
-    CHECK_FALSE(rebalance_shards(data, average_plan({{4, 2}, {0, 2}}, {0.5, 0.5})));
-    CHECK_FALSE(rebalance_shards(data, average_plan({{4, 2}, {4, 0}}, {0.5, 0.5})));
+    CHECK_FALSE(rebalance_shards(data, average_plan({{4, 2}, {0, 2}}, {0.5, 0.5}), ShardRule::Rebalance));
+    CHECK_FALSE(rebalance_shards(data, average_plan({{4, 2}, {4, 0}}, {0.5, 0.5}), ShardRule::Rebalance));
   }
   SUBCASE("the epoch's very end: everyone short, no one holds more than a round") {
     data.begin_shards(1, {0.5, 0.5});
     take(data, 0, 27);
     take(data, 1, 30);
-    CHECK_FALSE(rebalance_shards(data, plan));
+    CHECK_FALSE(rebalance_shards(data, plan, ShardRule::Rebalance));
   }
   SUBCASE("one-shot plans run a shard to its end and are left alone") {
     data.begin_shards(1, {0.5, 0.5});
     take(data, 1, 32);
-    CHECK_FALSE(rebalance_shards(data, average_plan({{4, kUntilShardEnd}, {4, kUntilShardEnd}}, {0.5, 0.5})));
+    CHECK_FALSE(rebalance_shards(data, average_plan({{4, kUntilShardEnd}, {4, kUntilShardEnd}}, {0.5, 0.5}), ShardRule::Steal));
   }
   SUBCASE("gradient all-reduce streams the epoch: nothing to rebalance") {
     data.begin_stream(1);
     RoundPlan gradient = plan;
     gradient.aggregation = Aggregation::GradientAllReduce;
-    CHECK_FALSE(rebalance_shards(data, gradient));
+    CHECK_FALSE(rebalance_shards(data, gradient, ShardRule::Rebalance));
+  }
+}
+
+TEST_CASE("steal moves data only towards faster workers, split by each worker's samples a round") {
+  EpochData data(64, 1, false);
+  const RoundPlan plan = average_plan({{4, 4}, {4, 1}}, {0.5, 0.5});  // worker 0 takes 16 a round, worker 1 (slower) 4
+  SUBCASE("the fast worker runs short while the slow one holds data: it steals") {
+    data.begin_shards(0, {0.5, 0.5});
+    take(data, 0, 29);
+    REQUIRE(data.shard_remaining(0) == 3);
+    CHECK(rebalance_shards(data, plan, ShardRule::Steal));
+    CHECK(data.shard_remaining(0) == 28);  // the 35 left, 16 : 4
+    CHECK(data.shard_remaining(1) == 7);
+  }
+  SUBCASE("the slow worker runs short while the fast one holds data: the fast ones' tail is kept") {
+    data.begin_shards(0, {0.5, 0.5});
+    take(data, 1, 30);
+    REQUIRE(data.shard_remaining(1) == 2);
+    CHECK_FALSE(rebalance_shards(data, plan, ShardRule::Steal));
+    CHECK(rebalance_shards(data, plan, ShardRule::Rebalance));  // rebalance deals it back 1:1
+    CHECK(data.shard_remaining(1) == 17);
   }
 }
 
 TEST_CASE("a worker slowed mid-epoch: fixed shards leave it the epoch's tail, rebalance ends the epoch together") {
   // 64 samples shared 1:1 by speeds measured before worker 1 slowed to a quarter of worker 0's
   // pace: per round (the barrier) worker 0 takes 4 steps of 4, worker 1 one.
-  for (ShardRule rule : {ShardRule::Epoch, ShardRule::Rebalance}) {
+  for (ShardRule rule : {ShardRule::Epoch, ShardRule::Rebalance, ShardRule::Steal}) {
     CAPTURE(shard_rule_name(rule));
     SimulationSpec s;
     s.cluster.workers = {worker("fast", 1.0), worker("slowed", 4.0)};
@@ -170,8 +196,8 @@ TEST_CASE("a worker slowed mid-epoch: fixed shards leave it the epoch's tail, re
       CHECK(rounds.size() == 8);
       CHECK(alone == 6);
     } else {
-      // Round 3: worker 0 is short, worker 1 holds 24, shared 12:12; round 4: the last 8 shared
-      // 4:4. Four rounds, both workers in each.
+      // Round 3: worker 0 is short, worker 1 holds 24, shared 12:12 (steal: 19:5, by 16 and 4 a
+      // round); round 4: what is left. Four rounds, both workers in each.
       CHECK(rounds.size() == 4);
       CHECK(alone == 0);
       CHECK(log.seen[0].size() > log.seen[1].size());

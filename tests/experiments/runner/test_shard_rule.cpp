@@ -1,7 +1,8 @@
 // training.shards through the run loop, on every training backend: a worker slowed mid-epoch,
 // under a barrier that re-measures speeds every round, takes fewer steps per round than its shard
 // was sized for. Under `epoch` the others run out first and it trains the epoch's tail alone;
-// under `rebalance` the epoch ends together, in fewer rounds.
+// under `rebalance` and `steal` (the slowed worker is the slower one) the epoch ends together, in
+// fewer rounds.
 #include <doctest/doctest.h>
 
 #include <sstream>
@@ -66,7 +67,7 @@ Epoch run_one_epoch(const std::string& shards, const std::string& training_keys,
 
 }  // namespace
 
-TEST_CASE("training.shards: rebalance ends an epoch together where fixed shards leave the slowed worker its tail, on every backend") {
+TEST_CASE("training.shards: rebalance and steal end an epoch together where fixed shards leave the slowed worker its tail, on every backend") {
   testing::TempDir dir;
   // A surrogate of this workload for the surrogate backend (its accuracy map does not matter here).
   env::SurrogateModel surrogate;
@@ -83,11 +84,14 @@ TEST_CASE("training.shards: rebalance ends an epoch together where fixed shards 
   for (const Backend& b : backends) {
     CAPTURE(b.name);
     const Epoch fixed = run_one_epoch("epoch", b.training_keys, b.extra, dir / b.name);
-    const Epoch rebalanced = run_one_epoch("rebalance", b.training_keys, b.extra, dir / b.name);
-    MESSAGE(b.name << ": epoch " << fixed.rounds << " rounds, " << fixed.alone << " without a; rebalance " << rebalanced.rounds
-                   << " rounds, " << rebalanced.alone << " without a");
     CHECK(fixed.alone >= 5);
-    CHECK(rebalanced.alone <= 1);
-    CHECK(rebalanced.rounds + 4 <= fixed.rounds);
+    for (const std::string rule : {"rebalance", "steal"}) {
+      CAPTURE(rule);
+      const Epoch together = run_one_epoch(rule, b.training_keys, b.extra, dir / b.name);
+      MESSAGE(b.name << ": epoch " << fixed.rounds << " rounds, " << fixed.alone << " without a; " << rule << " " << together.rounds
+                     << " rounds, " << together.alone << " without a");
+      CHECK(together.alone <= 1);
+      CHECK(together.rounds + 4 <= fixed.rounds);
+    }
   }
 }
