@@ -348,3 +348,34 @@ TEST_CASE("the policies of pretrained/candidates/ load, with the state and inter
   }
   CHECK(files >= 2);
 }
+
+TEST_CASE("configs/a3c_surrogate_steal.yaml: the f4 recipe on the task under shards: steal, the floor at T*/16, nothing else changed") {
+  const auto f4 = shipped_recipe("a3c_surrogate_f4.yaml");
+  const auto steal = shipped_recipe("a3c_surrogate_steal.yaml");
+  // Its task is the controller task with the one key changed.
+  REQUIRE(steal.experiments.size() == 1);
+  REQUIRE(f4.experiments.size() == 1);
+  const auto task = experiments::load_config(f4.experiments.front());
+  const auto task_steal = experiments::load_config(steal.experiments.front());
+  CHECK(task.training.shards == env::ShardRule::Epoch);
+  CHECK(task_steal.training.shards == env::ShardRule::Steal);
+  nlohmann::json resolved_steal = task_steal.resolved;
+  resolved_steal["training"]["shards"] = "epoch";
+  resolved_steal["file"] = task.resolved["file"];
+  CHECK(resolved_steal == task.resolved);
+  // The controller: only the floor.
+  CHECK(steal.control.min_barrier_x_start == doctest::Approx(0.0625));
+  agents::PolicyControl same = steal.control;
+  same.min_barrier_x_start = f4.control.min_barrier_x_start;
+  CHECK(same == f4.control);
+  REQUIRE(steal.distribution.has_value());
+  CHECK(steal.distribution->message_mb.hi == f4.distribution->message_mb.hi);
+  CHECK(steal.distribution->inter_gbps.lo == f4.distribution->inter_gbps.lo);
+  CHECK(steal.distribution->profiles.size() == f4.distribution->profiles.size());
+  CHECK(steal.reward == f4.reward);
+  CHECK(steal.surrogate_file == f4.surrogate_file);
+  CHECK(steal.a3c.hidden == f4.a3c.hidden);
+  CHECK(steal.a3c.learning_rate == f4.a3c.learning_rate);
+  CHECK(steal.a3c.total_updates == f4.a3c.total_updates);
+  CHECK(steal.a3c.seed == f4.a3c.seed);
+}
