@@ -50,6 +50,7 @@ PolicyControl read_control(const c10::impl::GenericDict& c, const std::string& p
   control.max_barrier_ms = number(c, "max_T_ms", path);
   control.min_barrier_x_start = number(c, "min_T_x_start", path);
   control.max_barrier_x_start = number(c, "max_T_x_start", path);
+  if (c.contains("floor_cap_steps")) control.floor_cap_steps = number(c, "floor_cap_steps", path);
   if (c.contains("weighting")) {
     const std::string weighting = text(c, "weighting", path);
     const auto known = env::weighting_from_name(weighting);
@@ -87,6 +88,7 @@ PolicyControl PolicyControl::of(const orchestra::BarrierControllerOptions& o) {
   c.max_barrier_ms = o.max_barrier_ms;
   c.min_barrier_x_start = o.min_barrier_x_start;
   c.max_barrier_x_start = o.max_barrier_x_start;
+  c.floor_cap_steps = o.floor_cap_steps;
   c.weighting = o.weighting;
   c.state_features = o.state_features;
   return c;
@@ -103,6 +105,7 @@ void PolicyControl::apply_to(orchestra::BarrierControllerOptions& o) const {
   o.max_barrier_ms = max_barrier_ms;
   o.min_barrier_x_start = min_barrier_x_start;
   o.max_barrier_x_start = max_barrier_x_start;
+  o.floor_cap_steps = floor_cap_steps;
   o.weighting = weighting;
   o.state_features = state_features;
 }
@@ -110,7 +113,7 @@ void PolicyControl::apply_to(orchestra::BarrierControllerOptions& o) const {
 bool PolicyControl::operator==(const PolicyControl& o) const {
   return move == o.move && unit_ms == o.unit_ms && factor == o.factor && max_move == o.max_move && interval == o.interval && interval_rounds == o.interval_rounds &&
          min_barrier_ms == o.min_barrier_ms && max_barrier_ms == o.max_barrier_ms && min_barrier_x_start == o.min_barrier_x_start &&
-         max_barrier_x_start == o.max_barrier_x_start && weighting == o.weighting &&
+         max_barrier_x_start == o.max_barrier_x_start && floor_cap_steps == o.floor_cap_steps && weighting == o.weighting &&
          state_features == o.state_features;
 }
 
@@ -179,6 +182,7 @@ void A3cPolicy::save(const std::string& path) const {
   control.insert("max_T_ms", control_.max_barrier_ms);
   control.insert("min_T_x_start", control_.min_barrier_x_start);
   control.insert("max_T_x_start", control_.max_barrier_x_start);
+  control.insert("floor_cap_steps", control_.floor_cap_steps);
   control.insert("weighting", std::string(env::weighting_name(control_.weighting)));
   control.insert("state", std::string(orchestra::state_features_name(control_.state_features)));
   root.insert("controller", control);

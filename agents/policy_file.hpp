@@ -17,6 +17,8 @@
 //         the fastest worker's batch time), "factor": 2.0 (multiplicative), "interval": "epoch" |
 //         "rounds", "interval_rounds": 1, "min_T_ms": 0.0, "max_T_ms": 0.0 (bounds; 0 = default),
 //         "min_T_x_start": 0.0, "max_T_x_start": 0.0 (bounds as factors of the starting T; 0 = none),
+//         "floor_cap_steps": 0.0 (min_T_x_start's floor at most this many slowest-worker steps;
+//         0 = no cap; files without it: 0),
 //         "weighting": "uniform" | "all_workers" (the model average; files without it: uniform),
 //         "state": "base" | "progress" | "lead" (the state's entries, orchestra/rl_state.hpp; files
 //         without it: base, 22 entries; progress and lead: 25)}
@@ -57,6 +59,7 @@ struct PolicyControl {
   double max_barrier_ms = 0;
   double min_barrier_x_start = 0;
   double max_barrier_x_start = 0;
+  double floor_cap_steps = 0;  // BarrierControllerOptions::floor_cap_steps (files without it: 0)
   // The model average the policy was trained with (absent from files written before it: uniform).
   env::AverageWeighting weighting = env::AverageWeighting::Uniform;
   // The state's entries the network reads (absent from files written before it: base).

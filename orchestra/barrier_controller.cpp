@@ -41,6 +41,10 @@ void validate(const BarrierControllerOptions& o) {
     bad_option("min_barrier_x_start", "a factor in [0, 1] (0: none)", o.min_barrier_x_start);
   if (!(std::isfinite(o.max_barrier_x_start) && (o.max_barrier_x_start == 0 || o.max_barrier_x_start >= 1)))
     bad_option("max_barrier_x_start", "a factor >= 1 (0: none)", o.max_barrier_x_start);
+  if (!(std::isfinite(o.floor_cap_steps) && o.floor_cap_steps >= 0))
+    bad_option("floor_cap_steps", "a number of steps >= 0 (0: none)", o.floor_cap_steps);
+  if (o.floor_cap_steps > 0 && o.min_barrier_x_start == 0)
+    bad_option("floor_cap_steps", "a cap on min_barrier_x_start's floor, which is not set (0)", o.floor_cap_steps);
   if (o.min_barrier_ms > 0 && o.max_barrier_ms > 0 && o.max_barrier_ms < o.min_barrier_ms)
     bad_option("max_barrier_ms", "a number >= min_barrier_ms (" + std::to_string(o.min_barrier_ms) + ")", o.max_barrier_ms);
   if (o.probe_repetitions < 1) bad_option("probe_repetitions", "an integer >= 1", o.probe_repetitions);
@@ -177,7 +181,11 @@ void BarrierController::start(const env::ClusterView& cluster) {
     barrier_ms_ = options_.fixed_barrier_ms;
   }
   start_barrier_ms_ = barrier_ms_;
-  if (options_.min_barrier_x_start > 0) min_barrier_ms_ = std::max(min_barrier_ms_, options_.min_barrier_x_start * start_barrier_ms_);
+  if (options_.min_barrier_x_start > 0) {
+    double floor_ms = options_.min_barrier_x_start * start_barrier_ms_;
+    if (options_.floor_cap_steps > 0) floor_ms = std::min(floor_ms, options_.floor_cap_steps * *slowest);
+    min_barrier_ms_ = std::max(min_barrier_ms_, floor_ms);
+  }
   if (options_.max_barrier_x_start > 0) max_barrier_ms_ = std::min(max_barrier_ms_, options_.max_barrier_x_start * start_barrier_ms_);
   max_barrier_ms_ = std::max(max_barrier_ms_, min_barrier_ms_);
   update_local_steps();

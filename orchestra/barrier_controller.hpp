@@ -99,6 +99,12 @@ struct BarrierControllerOptions {
   // hundreds of rounds per epoch) teaches nothing a bound would not.
   double min_barrier_x_start = 0;
   double max_barrier_x_start = 0;
+  // A cap, in steps, on that floor (issue 41): min_barrier_x_start * T* is lowered to at most this
+  // many of the slowest worker's probed batch times (0: no cap). Where T* is many steps (equal
+  // workers on a fast network, where LCM's utilization rule runs to the 64-step cap) the best T
+  // can be a few steps, far below T*/8; where T* is a few steps the cap is above the floor and
+  // changes nothing.
+  double floor_cap_steps = 0;
   bool rerun_lcm_each_epoch = true;  // Lcm only: re-run the heuristic on measured times (see above)
   // Lcm only: T is this multiple of the heuristic's T*, at the start and at every re-run (1: T* as
   // the paper). With an attached agent it moves the anchor: start_barrier_ms() and the bounds

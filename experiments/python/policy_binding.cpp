@@ -107,6 +107,7 @@ class PythonPolicy {
     out["max_T_ms"] = c.max_barrier_ms;
     out["min_T_x_start"] = c.min_barrier_x_start;
     out["max_T_x_start"] = c.max_barrier_x_start;
+    out["floor_cap_steps"] = c.floor_cap_steps;
     out["weighting"] = env::weighting_name(c.weighting);
     out["state"] = orchestra::state_features_name(c.state_features);
     return out;

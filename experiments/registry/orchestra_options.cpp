@@ -88,6 +88,8 @@ orchestra::BarrierControllerOptions read_barrier_options(common::YamlReader& r, 
   o.min_barrier_x_start = r.real("min_T_x_start", o.min_barrier_x_start, 0.0, 1.0);
   o.max_barrier_x_start = r.real("max_T_x_start", o.max_barrier_x_start, 0.0, 1e6);
   if (o.max_barrier_x_start > 0 && o.max_barrier_x_start < 1) r.fail("max_T_x_start", "expected a factor >= 1 (0: none)");
+  o.floor_cap_steps = r.real("floor_cap_steps", o.floor_cap_steps, 0.0, kMaxSteps);
+  if (o.floor_cap_steps > 0 && o.min_barrier_x_start == 0) r.fail("floor_cap_steps", "caps min_T_x_start's floor, which is not set");
   if (source == orchestra::BarrierSource::Lcm) {
     // Utilization by default: the literal idle rule picks tau = 2 / 1 and averages after every slow
     // step, DSGD's communication rate (see orchestra/lcm_heuristic.hpp); `objective: idle` keeps it.

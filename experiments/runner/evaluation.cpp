@@ -58,6 +58,7 @@ void add_control(YAML::Node& entry, const agents::PolicyControl& c, bool with_mo
     if (c.max_barrier_ms > 0) entry["max_T_ms"] = c.max_barrier_ms;
     if (c.min_barrier_x_start > 0) entry["min_T_x_start"] = c.min_barrier_x_start;
     if (c.max_barrier_x_start > 0) entry["max_T_x_start"] = c.max_barrier_x_start;
+    if (c.floor_cap_steps > 0) entry["floor_cap_steps"] = c.floor_cap_steps;
     if (c.max_move != 1) entry["max_move"] = c.max_move;
   }
   if (c.interval == orchestra::DecisionInterval::Rounds) {
@@ -159,7 +160,7 @@ YAML::Node evaluation_config(const std::string& path, const EvaluateOptions& opt
 // The keys of an entry that make its moves and windows (add_control), as text, for comparing a
 // reused evaluation's baselines with the judged policy's recorded control.
 std::map<std::string, std::string> control_keys(const YAML::Node& entry) {
-  static const char* const kKeys[] = {"move", "factor", "max_move", "unit_ms", "min_T_ms", "max_T_ms", "min_T_x_start", "max_T_x_start",
+  static const char* const kKeys[] = {"move", "factor", "max_move", "unit_ms", "min_T_ms", "max_T_ms", "min_T_x_start", "max_T_x_start", "floor_cap_steps",
                                       "interval", "interval_rounds", "weighting"};
   std::map<std::string, std::string> keys;
   if (!entry.IsMap()) return keys;

@@ -207,6 +207,7 @@ TEST_CASE("a saved policy loads with the same weights and gives the same actions
   control.max_barrier_ms = 4000;
   control.min_barrier_x_start = 0.25;
   control.max_barrier_x_start = 16;
+  control.floor_cap_steps = 3;
   control.weighting = env::AverageWeighting::AllWorkers;
   control.state_features = orchestra::StateFeatures::Progress;
   control.max_move = 2;  // moves of x1.5 and x2.25 either way: 5 outputs

@@ -208,6 +208,42 @@ TEST_CASE("move_barrier moves T by one unit, within [fastest t_b, max_local_step
   CHECK(capped.local_steps() == std::vector<int>{4, 4, 4, 4});
 }
 
+TEST_CASE("floor_cap_steps lowers a relative floor to that many of the slowest worker's steps, and only where it is higher") {
+  auto fake = cluster_a();  // steps of 10 ms (2080 Ti) and 21 ms (T4s)
+  BarrierControllerOptions options = BarrierControllerOptions::fixed_t(840);  // 40 T4 steps, as a T* at a step cap
+  options.move = orchestra::BarrierMove::Multiplicative;
+  options.move_factor = 2;
+  options.min_barrier_x_start = 0.125;  // T / 8 = 105 ms, five T4 steps
+  {
+    BarrierController uncapped(options);
+    uncapped.start(fake->view);
+    CHECK(uncapped.min_barrier_ms() == doctest::Approx(105));
+  }
+  options.floor_cap_steps = 2;  // at most two T4 steps: 42 ms
+  BarrierController capped(options);
+  capped.start(fake->view);
+  CHECK(capped.min_barrier_ms() == doctest::Approx(42));
+  for (int i = 0; i < 6; ++i) capped.move_barrier(-1);  // 420, 210, 105, 52.5, then kept at 42
+  CHECK(capped.barrier_ms() == doctest::Approx(42));
+  CHECK(capped.local_steps() == std::vector<int>{4, 2, 2, 2});
+  CHECK(capped.start_barrier_ms() == doctest::Approx(840));  // the state's anchor is unchanged
+
+  options.floor_cap_steps = 8;  // 168 ms is above T / 8: the floor stays 105 ms
+  BarrierController loose(options);
+  loose.start(fake->view);
+  CHECK(loose.min_barrier_ms() == doctest::Approx(105));
+  options.floor_cap_steps = 0.1;  // never below the fastest step, the default floor
+  BarrierController tiny(options);
+  tiny.start(fake->view);
+  CHECK(tiny.min_barrier_ms() == doctest::Approx(10));
+
+  options.floor_cap_steps = -1;
+  CHECK_THROWS_WITH_AS(BarrierController{options}, doctest::Contains("floor_cap_steps"), std::invalid_argument);
+  options.floor_cap_steps = 2;
+  options.min_barrier_x_start = 0;  // nothing to cap
+  CHECK_THROWS_WITH_AS(BarrierController{options}, doctest::Contains("floor_cap_steps"), std::invalid_argument);
+}
+
 TEST_CASE("a multiplicative move scales T by the factor, within the bounds, relative ones included") {
   auto fake = cluster_a();
   BarrierControllerOptions options;
