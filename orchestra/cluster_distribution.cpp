@@ -75,6 +75,7 @@ void validate(const ClusterDistribution& d) {
     if (p.max_batch < 1) bad("profiles[" + std::to_string(i) + "].max_batch", "expected an integer >= 1");
   }
   check_probability(d.mixed_servers, "mixed_servers");
+  check_probability(d.equal_workers, "equal_workers");
   check(d.a0_ms, "a0_ms");
   check(d.a1_ms, "a1_ms");
   check(d.speed_jitter, "speed_jitter", 1e-9);
@@ -110,14 +111,18 @@ DrawnCluster draw_cluster(const ClusterDistribution& d, std::uint64_t seed, int 
     per_server = draws.in(d.workers_per_server);
   } while (servers * per_server < d.total_workers.lo || servers * per_server > d.total_workers.hi);
 
+  // Drawn only when asked for, so that a distribution without it keeps its clusters seed for seed.
+  const bool one_speed = d.equal_workers > 0 && draws.chance(d.equal_workers);
+  const GpuProfile cluster_gpu = one_speed ? pick_gpu(d, draws) : GpuProfile{};
+  const double cluster_jitter = one_speed ? draws.in(d.speed_jitter) : 1.0;
   for (int s = 0; s < servers; ++s) {
     const std::string server = "s" + std::to_string(s);
     out.cluster.server_names.push_back(server);
-    const bool mixed = draws.chance(d.mixed_servers);
-    const GpuProfile shared = pick_gpu(d, draws);
+    const bool mixed = !one_speed && draws.chance(d.mixed_servers);
+    const GpuProfile shared = one_speed ? cluster_gpu : pick_gpu(d, draws);
     for (int w = 0; w < per_server; ++w) {
       const GpuProfile gpu = mixed ? pick_gpu(d, draws) : shared;
-      const double jitter = draws.in(d.speed_jitter);
+      const double jitter = one_speed ? cluster_jitter : draws.in(d.speed_jitter);
       std::vector<double> coefficients = gpu.coefficients;
       for (double& c : coefficients) c *= jitter;
       env::WorkerSpec worker;

@@ -48,6 +48,11 @@ struct ClusterDistribution {
   // draws a0 and a1 from the ranges below instead.
   std::vector<GpuProfile> profiles;
   double mixed_servers = 0.0;
+  // With this probability the whole cluster is one GPU kind with one speed_jitter draw: workers of
+  // equal nominal speed (noise and perturbations stay per worker). LCM's T* is then its step cap
+  // (no idle to trade), a case the other draws rarely give (3% within 5% of each other for
+  // configs/a3c_surrogate_f4.yaml). 0 draws exactly what a distribution without it drew.
+  double equal_workers = 0.0;
   Range a0_ms{5, 40, true};
   Range a1_ms{0.05, 1.0, true};
   int max_batch = 1024;               // for drawn (not listed) GPUs

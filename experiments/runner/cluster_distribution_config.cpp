@@ -69,6 +69,7 @@ orchestra::ClusterDistribution read_cluster_distribution(common::YamlReader r) {
   const auto gpus = r.sequence("gpus");
   for (std::size_t i = 0; i < gpus.size(); ++i) d.profiles.push_back(read_gpu(gpus[i], r.file(), r.key_path("gpus") + "[" + std::to_string(i) + "]", i));
   d.mixed_servers = r.real("mixed_servers", d.mixed_servers, 0.0, 1.0);
+  d.equal_workers = r.real("equal_workers", d.equal_workers, 0.0, 1.0);
   d.a0_ms = read_range(r, "a0_ms", d.a0_ms, 0.0, common::kStepMs.max);
   d.a1_ms = read_range(r, "a1_ms", d.a1_ms, 0.0, common::kStepMs.max);
   d.max_batch = static_cast<int>(r.integer("max_batch", d.max_batch, 1, common::kMaxBatch));

@@ -7,6 +7,7 @@
 //     gpus:                           # each server draws one of these (or, with mixed_servers: p,
 //       - {name: t4, time_model: {coefficients: [20, 0.525]}, max_batch: 384}   # each worker)
 //     mixed_servers: 0.2
+//     equal_workers: 0.25             # the whole cluster one GPU kind, one speed_jitter draw
 //     a0_ms: [5, 40]   a1_ms: [0.05, 1.0]   max_batch: 1024   # drawn GPUs when gpus: is absent (log-uniform)
 //     speed_jitter: [0.9, 1.1]        # per worker, times every coefficient
 //     inter_bandwidth_gbps: [1, 100]  intra_bandwidth_gbps: [16, 300]          # log-uniform

@@ -1,8 +1,10 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <stdexcept>
+#include <string>
 
 #include "orchestra/cluster_distribution.hpp"
 
@@ -140,6 +142,40 @@ TEST_CASE("drawn GPUs, speed jitter and mixed servers") {
   }
 }
 
+TEST_CASE("equal_workers: the whole cluster one GPU kind at one speed, so LCM's T* is its step cap") {
+  ClusterDistribution d = two_kinds();
+  d.speed_jitter = {0.9, 1.1};
+  d.mixed_servers = 0.5;
+  d.equal_workers = 1.0;
+  std::set<std::string> kinds;
+  for (std::uint64_t seed = 0; seed < 60; ++seed) {
+    CAPTURE(seed);
+    const DrawnCluster c = orchestra::draw_cluster(d, seed, 256, 60000);
+    const auto& first = c.cluster.workers.front();
+    kinds.insert(first.name.substr(first.name.find('.') + 1, first.name.rfind('-') - first.name.find('.') - 1));
+    for (const auto& w : c.cluster.workers) {
+      CHECK(w.time_model->coefficients() == first.time_model->coefficients());
+      CHECK(w.max_batch == first.max_batch);
+    }
+    // LCM (M = 8, at most 64 steps) on equal steps: no idle to trade, so the cap.
+    const int batch = std::min(256 / c.cluster.num_workers(), first.max_batch);
+    CHECK(c.reference_barrier_ms == doctest::Approx(64 * first.time_model->eval(batch)));
+  }
+  CHECK(kinds == std::set<std::string>{"fast", "slow"});  // the kind is still drawn, per cluster
+
+  // Half of the clusters equal, the other half drawn as before (with jitter, never equal).
+  d.equal_workers = 0.5;
+  int equal = 0;
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    const DrawnCluster c = orchestra::draw_cluster(d, seed, 256, 60000);
+    bool same = true;
+    for (const auto& w : c.cluster.workers) same = same && w.time_model->coefficients() == c.cluster.workers.front().time_model->coefficients();
+    equal += same && c.cluster.num_workers() > 1;
+  }
+  CHECK(equal > 70);
+  CHECK(equal < 130);
+}
+
 TEST_CASE("a distribution that cannot be drawn from is rejected with the field named") {
   ClusterDistribution d = two_kinds();
   d.servers = {3, 2};
@@ -159,4 +195,7 @@ TEST_CASE("a distribution that cannot be drawn from is rejected with the field n
   d = two_kinds();
   d.profiles[1].coefficients.clear();
   CHECK_THROWS_WITH_AS(orchestra::validate(d), doctest::Contains("profiles[1]"), std::invalid_argument);
+  d = two_kinds();
+  d.equal_workers = 1.5;
+  CHECK_THROWS_WITH_AS(orchestra::validate(d), doctest::Contains("equal_workers"), std::invalid_argument);
 }

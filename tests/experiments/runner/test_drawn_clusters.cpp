@@ -99,6 +99,43 @@ TEST_CASE("orchestra draw: a drawn cluster written as a config reads back as the
   CHECK(again[0].yaml == drawn[0].yaml);
   CHECK(again[1].yaml == drawn[1].yaml);
   CHECK(drawn[0].yaml != drawn[1].yaml);
+  // And the same across versions: keys added to the distribution since (equal_workers) draw nothing
+  // unless asked for, so a shipped recipe keeps its clusters. Seed 1000's first worker, as drawn
+  // when the shipped policies were trained:
+  CHECK(drawn[0].yaml.find("{name: s0.m40-0, time_model: {coefficients: [8.089115569059894, 0.587704982779828]}, max_batch: 2048, "
+                           "noise: 0.015304225520905285}") != std::string::npos);
+}
+
+TEST_CASE("orchestra draw: equal_workers draws clusters of one kind at one speed; a bad value names the file, line and key") {
+  if (!testing::fashion_mnist_or_skip()) return;
+  const std::filesystem::path dir = std::filesystem::path(train_config()).parent_path();
+  std::string text = testing::read_text(train_config());
+  const std::string mixed = "  mixed_servers: 0.2\n";
+  const auto at = text.find(mixed);
+  REQUIRE(at != std::string::npos);
+  std::string equal = text;
+  equal.insert(at + mixed.size(), "  equal_workers: 1\n");
+  testing::write_text(dir / "equal.yaml", equal);
+  const auto drawn = experiments::draw_cluster_configs(experiments::load_train_config(dir / "equal.yaml"), 1000, 8);
+  int several = 0;
+  for (const auto& d : drawn) {
+    const auto& workers = d.cluster.cluster.workers;
+    for (const auto& w : workers) CHECK(w.time_model->coefficients() == workers.front().time_model->coefficients());
+    several += workers.size() > 1;
+  }
+  CHECK(several > 4);
+
+  std::string bad = text;
+  bad.insert(at + mixed.size(), "  equal_workers: 1.5\n");
+  testing::write_text(dir / "bad_equal.yaml", bad);
+  try {
+    experiments::load_train_config(dir / "bad_equal.yaml");
+    FAIL("expected a ConfigError");
+  } catch (const common::ConfigError& e) {
+    const std::string what = e.what();
+    CHECK_MESSAGE(what.find("bad_equal.yaml:51") != std::string::npos, what);
+    CHECK_MESSAGE(what.find("equal_workers") != std::string::npos, what);
+  }
 }
 
 TEST_CASE("orchestra draw: --min-comm-ratio keeps exactly the communication-bound seeds, each as the plain draw writes it") {

@@ -376,3 +376,25 @@ TEST_CASE("configs/a3c_surrogate_steal.yaml: the f4 recipe on the task under sha
   check_wide_recipe_but_moves(same_task, f4, [](agents::PolicyControl&) {});
   CHECK(steal.a3c.seed == f4.a3c.seed);
 }
+
+TEST_CASE("configs/a3c_surrogate_equal.yaml: the f4 recipe with a quarter of the clusters equal workers, nothing else changed") {
+  const auto f4 = shipped_recipe("a3c_surrogate_f4.yaml");
+  const auto equal = shipped_recipe("a3c_surrogate_equal.yaml");
+  REQUIRE(equal.distribution.has_value());
+  CHECK(equal.distribution->equal_workers == 0.25);
+  CHECK(f4.distribution->equal_workers == 0);
+  // The files from their name: line on, with that line and the one key aside, are the same text:
+  // every other key (distribution, controller, reward, A3C, seed) is f4's.
+  const auto body = [](const std::string& name) {
+    std::string text = testing::read_text(std::string(ORCHESTRA_SOURCE_DIR) + "/configs/" + name);
+    text = text.substr(text.find("\nname: "));
+    text = text.substr(text.find('\n', 1));  // past the name line
+    const std::string key = "  equal_workers: 0.25\n";
+    if (const auto at = text.find(key); at != std::string::npos) text.erase(at, key.size());
+    return text;
+  };
+  CHECK(body("a3c_surrogate_equal.yaml") == body("a3c_surrogate_f4.yaml"));
+  CHECK(equal.control == f4.control);
+  check_same_training(equal, f4);
+  CHECK(equal.a3c.seed == f4.a3c.seed);
+}
