@@ -377,7 +377,7 @@ TEST_CASE("configs/a3c_surrogate_steal.yaml: the f4 recipe on the task under sha
   CHECK(steal.a3c.seed == f4.a3c.seed);
 }
 
-TEST_CASE("configs/a3c_surrogate_equal.yaml: the f4 recipe with a quarter of the clusters equal workers, nothing else changed") {
+TEST_CASE("configs/a3c_surrogate_equal.yaml: the f4 recipe with a quarter of the clusters equal workers, nothing else changed; _cap.yaml adds the floor in steps") {
   const auto f4 = shipped_recipe("a3c_surrogate_f4.yaml");
   const auto equal = shipped_recipe("a3c_surrogate_equal.yaml");
   REQUIRE(equal.distribution.has_value());
@@ -397,4 +397,15 @@ TEST_CASE("configs/a3c_surrogate_equal.yaml: the f4 recipe with a quarter of the
   CHECK(equal.control == f4.control);
   check_same_training(equal, f4);
   CHECK(equal.a3c.seed == f4.a3c.seed);
+
+  // Its variant with the floor in steps: only the controller's floor_cap_steps.
+  const auto cap = shipped_recipe("a3c_surrogate_equal_cap.yaml");
+  CHECK(cap.control.floor_cap_steps == 2);
+  agents::PolicyControl same = cap.control;
+  same.floor_cap_steps = 0;
+  CHECK(same == equal.control);
+  CHECK(cap.distribution->equal_workers == 0.25);
+  check_same_training(cap, equal);
+  CHECK(cap.a3c.seed == equal.a3c.seed);
+  CHECK(cap.a3c.total_updates == equal.a3c.total_updates);
 }
