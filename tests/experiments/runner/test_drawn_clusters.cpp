@@ -106,7 +106,7 @@ TEST_CASE("orchestra draw: a drawn cluster written as a config reads back as the
                            "noise: 0.015304225520905285}") != std::string::npos);
 }
 
-TEST_CASE("orchestra draw: equal_workers draws clusters of one kind at one speed; a bad value names the file, line and key") {
+TEST_CASE("orchestra draw: equal_workers draws clusters of one kind at one speed, and a bad value names the file, line and key") {
   if (!testing::fashion_mnist_or_skip()) return;
   const std::filesystem::path dir = std::filesystem::path(train_config()).parent_path();
   std::string text = testing::read_text(train_config());

@@ -377,7 +377,7 @@ TEST_CASE("configs/a3c_surrogate_steal.yaml: the f4 recipe on the task under sha
   CHECK(steal.a3c.seed == f4.a3c.seed);
 }
 
-TEST_CASE("configs/a3c_surrogate_equal.yaml: the f4 recipe with a quarter of the clusters equal workers, nothing else changed; _cap.yaml adds the floor in steps") {
+TEST_CASE("configs/a3c_surrogate_equal.yaml: the f4 recipe with a quarter of the clusters equal workers, nothing else changed, and _cap.yaml adds the floor in steps") {
   const auto f4 = shipped_recipe("a3c_surrogate_f4.yaml");
   const auto equal = shipped_recipe("a3c_surrogate_equal.yaml");
   REQUIRE(equal.distribution.has_value());
