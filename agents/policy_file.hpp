@@ -19,6 +19,8 @@
 //         "min_T_x_start": 0.0, "max_T_x_start": 0.0 (bounds as factors of the starting T; 0 = none),
 //         "floor_cap_steps": 0.0 (min_T_x_start's floor at most this many slowest-worker steps;
 //         0 = no cap; files without it: 0),
+//         "T_cap_steps": 0.0, "T_cap_x_comm": 0.0 (the starting T* at most max(this many slowest-worker
+//         steps, this multiple of the all-reduce time); 0 = no cap; files without them: 0),
 //         "weighting": "uniform" | "all_workers" (the model average; files without it: uniform),
 //         "state": "base" | "progress" | "lead" (the state's entries, orchestra/rl_state.hpp; files
 //         without it: base, 22 entries; progress and lead: 25)}
@@ -60,6 +62,8 @@ struct PolicyControl {
   double min_barrier_x_start = 0;
   double max_barrier_x_start = 0;
   double floor_cap_steps = 0;  // BarrierControllerOptions::floor_cap_steps (files without it: 0)
+  double lcm_cap_steps = 0;    // BarrierControllerOptions::lcm_cap_steps (files without it: 0)
+  double lcm_cap_x_comm = 0;   // BarrierControllerOptions::lcm_cap_x_comm (files without it: 0)
   // The model average the policy was trained with (absent from files written before it: uniform).
   env::AverageWeighting weighting = env::AverageWeighting::Uniform;
   // The state's entries the network reads (absent from files written before it: base).

@@ -112,6 +112,16 @@ struct BarrierControllerOptions {
   // the learned controllers end below the oracle's T on communication-bound clusters). Like T*,
   // the scaled start is not clamped; the bounds act on moves.
   double lcm_multiple = 1;
+  // Lcm only: T* at most max(lcm_cap_steps slowest-worker steps, lcm_cap_x_comm C), at the start
+  // and at every re-run, before lcm_multiple (0 and 0: no cap). Issue 41: where the workers are
+  // equal every T aligns them, so the Utilization rule's (t_W + C) / (T + C) falls with T all the
+  // way to the 64-step cap, while the best static T is 3-4 slowest steps where C is short and
+  // about C / 2 where it is long (the sixth held-out suite and the clusters whose T* is at the
+  // cap: best T / C 0.3-2, best T 1.8-4.4 steps against T* 13-35 times the best T). A T* of a few
+  // steps, a heterogeneous cluster's usual, is below the cap and kept. With an attached agent the
+  // capped T* is the anchor: start_barrier_ms() and the relative bounds follow it.
+  double lcm_cap_steps = 0;
+  double lcm_cap_x_comm = 0;
   // Decision windows of whole-cluster rounds only (issue 41): a round some workers sat out (their
   // epoch's shard used up while capped faster workers still hold data, an epoch's tail) neither
   // enters the state's window nor closes it, and the agent is not asked after one; the epoch's

@@ -97,6 +97,8 @@ orchestra::BarrierControllerOptions read_barrier_options(common::YamlReader& r, 
                                {{"utilization", orchestra::LcmObjective::Utilization}, {"idle", orchestra::LcmObjective::Idle}});
     o.rerun_lcm_each_epoch = r.boolean("rerun_lcm", o.rerun_lcm_each_epoch);
     o.lcm_multiple = r.real("T_x_lcm", o.lcm_multiple, 0.0, 1e6, /*min_exclusive=*/true);
+    o.lcm_cap_steps = r.real("T_cap_steps", o.lcm_cap_steps, 0.0, kMaxSteps);
+    o.lcm_cap_x_comm = r.real("T_cap_x_comm", o.lcm_cap_x_comm, 0.0, 1e6);
   }
   o.whole_cluster_windows = r.boolean("whole_cluster_windows", o.whole_cluster_windows);
   o.partition = r.option("partition", o.partition, {{"speed", orchestra::DataPartition::Speed}, {"steps", orchestra::DataPartition::Steps}});

@@ -431,6 +431,58 @@ TEST_CASE("lcm_multiple: T is that multiple of T* at the start and at every re-r
   }
 }
 
+TEST_CASE("lcm_cap_steps and lcm_cap_x_comm: T* at most max(s slowest steps, k C), at the start and at every re-run") {
+  auto equal = cluster_a();
+  equal->view.probe_step_ms = [](int, int) { return 21.0; };  // four equal workers, C = 5 ms
+  BarrierControllerOptions utilization;
+  utilization.lcm_objective = orchestra::LcmObjective::Utilization;  // (experiment configs' default)
+  {
+    BarrierController uncapped{utilization};
+    uncapped.start(equal->view);
+    CHECK(uncapped.barrier_ms() == doctest::Approx(64 * 21));  // every T aligns them: the 64-step cap
+  }
+  const auto started = [&equal, &utilization](double steps, double x_comm, double multiple = 1) {
+    BarrierControllerOptions o = utilization;
+    o.lcm_cap_steps = steps;
+    o.lcm_cap_x_comm = x_comm;
+    o.lcm_multiple = multiple;
+    o.move = orchestra::BarrierMove::Multiplicative;
+    o.min_barrier_x_start = 0.125;
+    auto c = std::make_unique<BarrierController>(o);
+    c->start(equal->view);
+    return c;
+  };
+  CHECK(started(4, 0)->barrier_ms() == doctest::Approx(84));
+  CHECK(started(4, 0)->lcm().barrier_ms == doctest::Approx(64 * 21));  // the heuristic's own T* is kept
+  CHECK(started(4, 0)->start_barrier_ms() == doctest::Approx(84));     // the anchor of the state and bounds
+  CHECK(started(4, 0)->local_steps() == std::vector<int>{4, 4, 4, 4});
+  CHECK(started(0, 40)->barrier_ms() == doctest::Approx(200));   // 40 C
+  CHECK(started(4, 40)->barrier_ms() == doctest::Approx(200));   // the larger of the two
+  CHECK(started(16, 8)->barrier_ms() == doctest::Approx(336));
+  CHECK(started(0.5, 1)->barrier_ms() == doctest::Approx(21));   // never below the slowest step
+  CHECK(started(4, 0, 2)->barrier_ms() == doctest::Approx(168)); // the cap comes before T_x_lcm
+
+  // A heterogeneous T* below the cap is kept; a re-run's T* above it is capped.
+  auto mixed = cluster_a();  // 10 / 21 / 21 / 21 ms: T* = 21 ms, then 420 ms after the epoch below
+  BarrierControllerOptions o;
+  o.lcm_cap_steps = 4;
+  BarrierController c(o);
+  c.start(mixed->view);
+  CHECK(c.barrier_ms() == doctest::Approx(21));
+  feed_epoch(c, {20, 21, 21, 21}, 10, 0, 0);
+  CHECK(c.lcm().barrier_ms == doctest::Approx(420));
+  CHECK(c.barrier_ms() == doctest::Approx(84));
+
+  for (double bad : {-1.0, std::nan("")}) {
+    BarrierControllerOptions b;
+    b.lcm_cap_steps = bad;
+    CHECK_THROWS_WITH_AS(BarrierController{b}, doctest::Contains("lcm_cap_steps: expected a number of steps >= 0"), std::invalid_argument);
+    b.lcm_cap_steps = 0;
+    b.lcm_cap_x_comm = bad;
+    CHECK_THROWS_WITH_AS(BarrierController{b}, doctest::Contains("lcm_cap_x_comm: expected a factor >= 0"), std::invalid_argument);
+  }
+}
+
 TEST_CASE("after a move the agent owns T: measured times change tau, not T") {
   auto fake = cluster_a();
   BarrierController c;
