@@ -409,3 +409,29 @@ TEST_CASE("configs/a3c_surrogate_equal.yaml: the f4 recipe with a quarter of the
   CHECK(cap.a3c.seed == equal.a3c.seed);
   CHECK(cap.a3c.total_updates == equal.a3c.total_updates);
 }
+
+TEST_CASE("configs/a3c_surrogate_tcap.yaml: the f4 recipe with the anchor capped at 4 steps or C / 2, nothing else changed") {
+  const auto f4 = shipped_recipe("a3c_surrogate_f4.yaml");
+  const auto tcap = shipped_recipe("a3c_surrogate_tcap.yaml");
+  CHECK(tcap.control.lcm_cap_steps == 4);
+  CHECK(tcap.control.lcm_cap_x_comm == 0.5);
+  CHECK(f4.control.lcm_cap_steps == 0);
+  CHECK(f4.control.lcm_cap_x_comm == 0);
+  agents::PolicyControl same = tcap.control;
+  same.lcm_cap_steps = 0;
+  same.lcm_cap_x_comm = 0;
+  CHECK(same == f4.control);
+  // From the name: line on, with that line and the two keys aside, the files are the same text.
+  const auto body = [](const std::string& name) {
+    std::string text = testing::read_text(std::string(ORCHESTRA_SOURCE_DIR) + "/configs/" + name);
+    text = text.substr(text.find("\nname: "));
+    text = text.substr(text.find('\n', 1));
+    const std::string keys = ", T_cap_steps: 4, T_cap_x_comm: 0.5";
+    if (const auto at = text.find(keys); at != std::string::npos) text.erase(at, keys.size());
+    return text;
+  };
+  CHECK(body("a3c_surrogate_tcap.yaml") == body("a3c_surrogate_f4.yaml"));
+  check_same_training(tcap, f4);
+  CHECK(tcap.a3c.seed == f4.a3c.seed);
+  CHECK(tcap.a3c.total_updates == f4.a3c.total_updates);
+}
