@@ -53,6 +53,7 @@ PolicyControl read_control(const c10::impl::GenericDict& c, const std::string& p
   if (c.contains("floor_cap_steps")) control.floor_cap_steps = number(c, "floor_cap_steps", path);
   if (c.contains("T_cap_steps")) control.lcm_cap_steps = number(c, "T_cap_steps", path);
   if (c.contains("T_cap_x_comm")) control.lcm_cap_x_comm = number(c, "T_cap_x_comm", path);
+  if (c.contains("T_cap_above_steps")) control.lcm_cap_above_steps = number(c, "T_cap_above_steps", path);
   if (c.contains("weighting")) {
     const std::string weighting = text(c, "weighting", path);
     const auto known = env::weighting_from_name(weighting);
@@ -93,6 +94,7 @@ PolicyControl PolicyControl::of(const orchestra::BarrierControllerOptions& o) {
   c.floor_cap_steps = o.floor_cap_steps;
   c.lcm_cap_steps = o.lcm_cap_steps;
   c.lcm_cap_x_comm = o.lcm_cap_x_comm;
+  c.lcm_cap_above_steps = o.lcm_cap_above_steps;
   c.weighting = o.weighting;
   c.state_features = o.state_features;
   return c;
@@ -112,6 +114,7 @@ void PolicyControl::apply_to(orchestra::BarrierControllerOptions& o) const {
   o.floor_cap_steps = floor_cap_steps;
   o.lcm_cap_steps = lcm_cap_steps;
   o.lcm_cap_x_comm = lcm_cap_x_comm;
+  o.lcm_cap_above_steps = lcm_cap_above_steps;
   o.weighting = weighting;
   o.state_features = state_features;
 }
@@ -120,7 +123,7 @@ bool PolicyControl::operator==(const PolicyControl& o) const {
   return move == o.move && unit_ms == o.unit_ms && factor == o.factor && max_move == o.max_move && interval == o.interval && interval_rounds == o.interval_rounds &&
          min_barrier_ms == o.min_barrier_ms && max_barrier_ms == o.max_barrier_ms && min_barrier_x_start == o.min_barrier_x_start &&
          max_barrier_x_start == o.max_barrier_x_start && floor_cap_steps == o.floor_cap_steps &&
-         lcm_cap_steps == o.lcm_cap_steps && lcm_cap_x_comm == o.lcm_cap_x_comm && weighting == o.weighting &&
+         lcm_cap_steps == o.lcm_cap_steps && lcm_cap_x_comm == o.lcm_cap_x_comm && lcm_cap_above_steps == o.lcm_cap_above_steps && weighting == o.weighting &&
          state_features == o.state_features;
 }
 
@@ -192,6 +195,7 @@ void A3cPolicy::save(const std::string& path) const {
   control.insert("floor_cap_steps", control_.floor_cap_steps);
   control.insert("T_cap_steps", control_.lcm_cap_steps);
   control.insert("T_cap_x_comm", control_.lcm_cap_x_comm);
+  control.insert("T_cap_above_steps", control_.lcm_cap_above_steps);
   control.insert("weighting", std::string(env::weighting_name(control_.weighting)));
   control.insert("state", std::string(orchestra::state_features_name(control_.state_features)));
   root.insert("controller", control);

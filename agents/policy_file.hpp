@@ -21,6 +21,7 @@
 //         0 = no cap; files without it: 0),
 //         "T_cap_steps": 0.0, "T_cap_x_comm": 0.0 (the starting T* at most max(this many slowest-worker
 //         steps, this multiple of the all-reduce time); 0 = no cap; files without them: 0),
+//         "T_cap_above_steps": 0.0 (that cap only where T* is at least this many slowest steps),
 //         "weighting": "uniform" | "all_workers" (the model average; files without it: uniform),
 //         "state": "base" | "progress" | "lead" (the state's entries, orchestra/rl_state.hpp; files
 //         without it: base, 22 entries; progress and lead: 25)}
@@ -64,6 +65,7 @@ struct PolicyControl {
   double floor_cap_steps = 0;  // BarrierControllerOptions::floor_cap_steps (files without it: 0)
   double lcm_cap_steps = 0;    // BarrierControllerOptions::lcm_cap_steps (files without it: 0)
   double lcm_cap_x_comm = 0;   // BarrierControllerOptions::lcm_cap_x_comm (files without it: 0)
+  double lcm_cap_above_steps = 0;  // BarrierControllerOptions::lcm_cap_above_steps (files without it: 0)
   // The model average the policy was trained with (absent from files written before it: uniform).
   env::AverageWeighting weighting = env::AverageWeighting::Uniform;
   // The state's entries the network reads (absent from files written before it: base).

@@ -30,6 +30,10 @@ void validate(const BarrierControllerOptions& o) {
   if (!(std::isfinite(o.lcm_multiple) && o.lcm_multiple > 0)) bad_option("lcm_multiple", "a positive factor", o.lcm_multiple);
   if (!(std::isfinite(o.lcm_cap_steps) && o.lcm_cap_steps >= 0)) bad_option("lcm_cap_steps", "a number of steps >= 0 (0: none)", o.lcm_cap_steps);
   if (!(std::isfinite(o.lcm_cap_x_comm) && o.lcm_cap_x_comm >= 0)) bad_option("lcm_cap_x_comm", "a factor >= 0 (0: none)", o.lcm_cap_x_comm);
+  if (!(std::isfinite(o.lcm_cap_above_steps) && o.lcm_cap_above_steps >= 0))
+    bad_option("lcm_cap_above_steps", "a number of steps >= 0 (0: the cap acts everywhere)", o.lcm_cap_above_steps);
+  if (o.lcm_cap_above_steps > 0 && o.lcm_cap_steps == 0 && o.lcm_cap_x_comm == 0)
+    bad_option("lcm_cap_above_steps", "a limit on lcm_cap_steps / lcm_cap_x_comm, which are not set (0)", o.lcm_cap_above_steps);
   if (o.max_step_spread < 0) bad_option("max_step_spread", "an integer >= 0", o.max_step_spread);
   if (o.max_local_steps < 1) bad_option("max_local_steps", "an integer >= 1", o.max_local_steps);
   if (!(std::isfinite(o.action_unit_ms) && o.action_unit_ms >= 0))
@@ -216,9 +220,9 @@ void BarrierController::start(const env::ClusterView& cluster) {
 void BarrierController::run_lcm() {
   lcm_ = lcm_barrier(batch_ms_, LcmOptions{options_.max_step_spread, options_.max_local_steps, options_.lcm_objective, comm_ms_});
   double anchor_ms = lcm_.barrier_ms;
-  if (options_.lcm_cap_steps > 0 || options_.lcm_cap_x_comm > 0) {
+  const double slowest = *std::max_element(batch_ms_.begin(), batch_ms_.end());
+  if ((options_.lcm_cap_steps > 0 || options_.lcm_cap_x_comm > 0) && anchor_ms >= options_.lcm_cap_above_steps * slowest) {
     // Never below the slowest worker's step: below it that worker would take no step at all.
-    const double slowest = *std::max_element(batch_ms_.begin(), batch_ms_.end());
     const double cap_ms = std::max({options_.lcm_cap_steps * slowest, options_.lcm_cap_x_comm * comm_ms_, slowest});
     anchor_ms = std::min(anchor_ms, cap_ms);
   }

@@ -122,6 +122,11 @@ struct BarrierControllerOptions {
   // capped T* is the anchor: start_barrier_ms() and the relative bounds follow it.
   double lcm_cap_steps = 0;
   double lcm_cap_x_comm = 0;
+  // The cap above acts only where T* is at least this many slowest-worker steps (0: everywhere).
+  // Measured (BENCHMARKS.md, "An anchor at most four steps or half the all-reduce"): the cap
+  // helps where T* ran to 17-63 steps (equal or near-equal workers) and costs 6% where a
+  // heterogeneous cluster's T* of 6-8 steps is what the network was trained to start from.
+  double lcm_cap_above_steps = 0;
   // Decision windows of whole-cluster rounds only (issue 41): a round some workers sat out (their
   // epoch's shard used up while capped faster workers still hold data, an epoch's tail) neither
   // enters the state's window nor closes it, and the agent is not asked after one; the epoch's

@@ -110,6 +110,7 @@ class PythonPolicy {
     out["floor_cap_steps"] = c.floor_cap_steps;
     out["T_cap_steps"] = c.lcm_cap_steps;
     out["T_cap_x_comm"] = c.lcm_cap_x_comm;
+    out["T_cap_above_steps"] = c.lcm_cap_above_steps;
     out["weighting"] = env::weighting_name(c.weighting);
     out["state"] = orchestra::state_features_name(c.state_features);
     return out;

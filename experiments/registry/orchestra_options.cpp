@@ -99,6 +99,9 @@ orchestra::BarrierControllerOptions read_barrier_options(common::YamlReader& r, 
     o.lcm_multiple = r.real("T_x_lcm", o.lcm_multiple, 0.0, 1e6, /*min_exclusive=*/true);
     o.lcm_cap_steps = r.real("T_cap_steps", o.lcm_cap_steps, 0.0, kMaxSteps);
     o.lcm_cap_x_comm = r.real("T_cap_x_comm", o.lcm_cap_x_comm, 0.0, 1e6);
+    o.lcm_cap_above_steps = r.real("T_cap_above_steps", o.lcm_cap_above_steps, 0.0, kMaxSteps);
+    if (o.lcm_cap_above_steps > 0 && o.lcm_cap_steps == 0 && o.lcm_cap_x_comm == 0)
+      r.fail("T_cap_above_steps", "limits T_cap_steps / T_cap_x_comm, which are not set");
   }
   o.whole_cluster_windows = r.boolean("whole_cluster_windows", o.whole_cluster_windows);
   o.partition = r.option("partition", o.partition, {{"speed", orchestra::DataPartition::Speed}, {"steps", orchestra::DataPartition::Steps}});

@@ -210,6 +210,7 @@ TEST_CASE("a saved policy loads with the same weights and gives the same actions
   control.floor_cap_steps = 3;
   control.lcm_cap_steps = 4;
   control.lcm_cap_x_comm = 0.5;
+  control.lcm_cap_above_steps = 12;
   control.weighting = env::AverageWeighting::AllWorkers;
   control.state_features = orchestra::StateFeatures::Progress;
   control.max_move = 2;  // moves of x1.5 and x2.25 either way: 5 outputs

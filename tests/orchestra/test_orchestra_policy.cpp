@@ -473,6 +473,22 @@ TEST_CASE("lcm_cap_steps and lcm_cap_x_comm: T* at most max(s slowest steps, k C
   CHECK(c.lcm().barrier_ms == doctest::Approx(420));
   CHECK(c.barrier_ms() == doctest::Approx(84));
 
+  // lcm_cap_above_steps: the cap only where T* is at least that many slowest steps.
+  BarrierControllerOptions above = o;
+  above.lcm_cap_above_steps = 21;  // the re-run's T* of 420 ms is 20 steps of 21 ms: kept
+  BarrierController kept(above);
+  kept.start(mixed->view);
+  feed_epoch(kept, {20, 21, 21, 21}, 10, 0, 0);
+  CHECK(kept.barrier_ms() == doctest::Approx(420));
+  above.lcm_cap_above_steps = 19.5;  // below its 20 steps: capped
+  BarrierController cut(above);
+  cut.start(mixed->view);
+  feed_epoch(cut, {20, 21, 21, 21}, 10, 0, 0);
+  CHECK(cut.barrier_ms() == doctest::Approx(84));
+  BarrierControllerOptions alone;
+  alone.lcm_cap_above_steps = 12;  // nothing to limit
+  CHECK_THROWS_WITH_AS(BarrierController{alone}, doctest::Contains("lcm_cap_above_steps"), std::invalid_argument);
+
   for (double bad : {-1.0, std::nan("")}) {
     BarrierControllerOptions b;
     b.lcm_cap_steps = bad;

@@ -90,7 +90,8 @@ TEST_CASE("orchestra-lcm and fixed-t: keys set from YAML") {
   CHECK(dynamic_cast<const orchestra::BarrierController&>(*scaled.policy).options().lcm_multiple == 2.5);
   CHECK(o.lcm_cap_steps == 0);
   CHECK(o.lcm_cap_x_comm == 0);
-  const auto capped = build("{name: orchestra-lcm, T_cap_steps: 4, T_cap_x_comm: 0.5}");
+  const auto capped = build("{name: orchestra-lcm, T_cap_steps: 4, T_cap_x_comm: 0.5, T_cap_above_steps: 12}");
+  CHECK(dynamic_cast<const orchestra::BarrierController&>(*capped.policy).options().lcm_cap_above_steps == 12);
   CHECK(dynamic_cast<const orchestra::BarrierController&>(*capped.policy).options().lcm_cap_steps == 4);
   CHECK(dynamic_cast<const orchestra::BarrierController&>(*capped.policy).options().lcm_cap_x_comm == 0.5);
   CHECK_FALSE(o.whole_cluster_windows);
@@ -162,6 +163,7 @@ TEST_CASE("orchestra-lcm and fixed-t: bad keys name file:line and the key") {
   check_error("{name: orchestra-lcm, whole_cluster_windows: maybe}", "policies[0].whole_cluster_windows:");
   check_error("{name: fixed-t, T_ms: 30, T_x_lcm: 2}", "policies[0].T_x_lcm: unknown key");
   check_error("{name: orchestra-lcm, T_cap_steps: -2}", "policies[0].T_cap_steps: expected a number >= 0");
+  check_error("{name: orchestra-lcm, T_cap_above_steps: 12}", "policies[0].T_cap_above_steps: limits T_cap_steps / T_cap_x_comm, which are not set");
   check_error("{name: fixed-t, T_ms: 30, T_cap_x_comm: 1}", "policies[0].T_cap_x_comm: unknown key");
   check_error("{name: orchestra-lcm, max_T_x_start: 0.5}", "policies[0].max_T_x_start: expected a factor >= 1");
   check_error("{name: orchestra-lcm, floor_cap_steps: 4}", "policies[0].floor_cap_steps: caps min_T_x_start's floor, which is not set");
