@@ -113,13 +113,13 @@ struct BarrierControllerOptions {
   // the scaled start is not clamped; the bounds act on moves.
   double lcm_multiple = 1;
   // Lcm only: T* at most max(lcm_cap_steps slowest-worker steps, lcm_cap_x_comm C), at the start
-  // and at every re-run, before lcm_multiple (0 and 0: no cap). Issue 41: where the workers are
-  // equal every T aligns them, so the Utilization rule's (t_W + C) / (T + C) falls with T all the
-  // way to the 64-step cap, while the best static T is 3-4 slowest steps where C is short and
-  // about C / 2 where it is long (the sixth held-out suite and the clusters whose T* is at the
-  // cap: best T / C 0.3-2, best T 1.8-4.4 steps against T* 13-35 times the best T). A T* of a few
-  // steps, a heterogeneous cluster's usual, is below the cap and kept. With an attached agent the
-  // capped T* is the anchor: start_barrier_ms() and the relative bounds follow it.
+  // and at every re-run, before lcm_multiple (0 and 0: no cap, the default). Issue 41: where the
+  // workers are equal every T aligns them, so the Utilization rule's (t_W + C) / (T + C) falls
+  // with T all the way to the 64-step cap, 13-35 times the best static T of the sixth held-out
+  // suite (3.3-4.4 slowest steps there where C is short, 0.3-2 C where it is long). Over the
+  // suites measured since, that best T ranges from 1.8 to 9.7 steps, so no one cap fits every
+  // cluster (BENCHMARKS.md, "An anchor at most four steps or half the all-reduce"). With an
+  // attached agent the capped T* is the anchor: start_barrier_ms() and the relative bounds follow it.
   double lcm_cap_steps = 0;
   double lcm_cap_x_comm = 0;
   // The cap above acts only where T* is at least this many slowest-worker steps (0: everywhere).
