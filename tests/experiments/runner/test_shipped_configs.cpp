@@ -73,6 +73,16 @@ void check_wide_recipe_but_moves(const experiments::TrainConfig& changed, const 
   CHECK(changed.a3c.total_updates == wide.a3c.total_updates);
 }
 
+// configs/NAME's text from its name: line on, past that line, with `removed` taken out where it
+// occurs: what a recipe that changes one key shares with its base.
+std::string recipe_body(const std::string& name, const std::string& removed) {
+  std::string text = testing::read_text(std::string(ORCHESTRA_SOURCE_DIR) + "/configs/" + name);
+  text = text.substr(text.find("\nname: "));
+  text = text.substr(text.find('\n', 1));  // past the name line
+  if (const auto at = text.find(removed); at != std::string::npos) text.erase(at, removed.size());
+  return text;
+}
+
 }  // namespace
 
 TEST_CASE("every shipped config loads, and every policy in an experiment config builds") {
@@ -385,15 +395,8 @@ TEST_CASE("configs/a3c_surrogate_equal.yaml: the f4 recipe with a quarter of the
   CHECK(f4.distribution->equal_workers == 0);
   // The files from their name: line on, with that line and the one key aside, are the same text:
   // every other key (distribution, controller, reward, A3C, seed) is f4's.
-  const auto body = [](const std::string& name) {
-    std::string text = testing::read_text(std::string(ORCHESTRA_SOURCE_DIR) + "/configs/" + name);
-    text = text.substr(text.find("\nname: "));
-    text = text.substr(text.find('\n', 1));  // past the name line
-    const std::string key = "  equal_workers: 0.25\n";
-    if (const auto at = text.find(key); at != std::string::npos) text.erase(at, key.size());
-    return text;
-  };
-  CHECK(body("a3c_surrogate_equal.yaml") == body("a3c_surrogate_f4.yaml"));
+  const std::string key = "  equal_workers: 0.25\n";
+  CHECK(recipe_body("a3c_surrogate_equal.yaml", key) == recipe_body("a3c_surrogate_f4.yaml", key));
   CHECK(equal.control == f4.control);
   check_same_training(equal, f4);
   CHECK(equal.a3c.seed == f4.a3c.seed);
@@ -422,15 +425,8 @@ TEST_CASE("configs/a3c_surrogate_tcap.yaml: the f4 recipe with the anchor capped
   same.lcm_cap_x_comm = 0;
   CHECK(same == f4.control);
   // From the name: line on, with that line and the two keys aside, the files are the same text.
-  const auto body = [](const std::string& name) {
-    std::string text = testing::read_text(std::string(ORCHESTRA_SOURCE_DIR) + "/configs/" + name);
-    text = text.substr(text.find("\nname: "));
-    text = text.substr(text.find('\n', 1));
-    const std::string keys = ", T_cap_steps: 4, T_cap_x_comm: 0.5";
-    if (const auto at = text.find(keys); at != std::string::npos) text.erase(at, keys.size());
-    return text;
-  };
-  CHECK(body("a3c_surrogate_tcap.yaml") == body("a3c_surrogate_f4.yaml"));
+  const std::string keys = ", T_cap_steps: 4, T_cap_x_comm: 0.5";
+  CHECK(recipe_body("a3c_surrogate_tcap.yaml", keys) == recipe_body("a3c_surrogate_f4.yaml", keys));
   check_same_training(tcap, f4);
   CHECK(tcap.a3c.seed == f4.a3c.seed);
   CHECK(tcap.a3c.total_updates == f4.a3c.total_updates);
