@@ -8,82 +8,18 @@
 
 #include "orchestra/barrier_controller.hpp"
 #include "orchestra/data_partition.hpp"
+#include "cluster_a_fixture.hpp"
 #include "controller_fixture.hpp"
 
 using orchestra::BarrierController;
 using orchestra::BarrierControllerOptions;
 using testing::ScriptedAgent;
+using testing::at;
+using testing::cluster_a;
+using testing::feed_epoch;
+using testing::model_ms;
 
 namespace {
-
-// Orchestra's cluster A (Table 1): one RTX 2080 Ti and three T4s, one GPU per server. Linear
-// batch-time models with the T4 2.1x slower: at B = 64 the 2080 Ti takes 10 ms, a T4 21 ms.
-double model_ms(int worker, int batch) {
-  const double ti2080 = 2.0 + 0.125 * batch;
-  return worker == 0 ? ti2080 : 2.1 * ti2080;
-}
-
-struct FakeCluster {
-  env::ClusterView view;
-  std::vector<int> probed_batch;
-  int probes = 0;
-};
-
-// Probes are off by +50%, 0, -10%, +10%, 0 in turn: the median of five is the model's time (their
-// mean would be 6% high).
-std::shared_ptr<FakeCluster> cluster_a(std::vector<int> max_batch = {512, 512, 512, 512}) {
-  auto fake = std::make_shared<FakeCluster>();
-  fake->view.num_workers = 4;
-  fake->view.global_batch = 256;
-  fake->view.train_samples = 60000;
-  fake->view.worker_names = {"2080ti", "t4-a", "t4-b", "t4-c"};
-  fake->view.max_batch = std::move(max_batch);
-  fake->view.server_of = {0, 1, 2, 3};
-  fake->view.num_servers = 4;
-  fake->probed_batch.assign(4, 0);
-  FakeCluster* raw = fake.get();
-  fake->view.probe_step_ms = [raw](int worker, int batch) {
-    static constexpr double kNoise[] = {1.5, 1.0, 0.9, 1.1, 1.0};
-    raw->probed_batch[static_cast<std::size_t>(worker)] = batch;
-    return model_ms(worker, batch) * kNoise[raw->probes++ % 5];
-  };
-  fake->view.allreduce_ms = [](int) { return 5.0; };
-  return fake;
-}
-
-env::PlanContext at(std::int64_t round, int epoch, bool epoch_start) { return {round, epoch, epoch_start, 0.0}; }
-
-// One epoch in which worker n takes `rounds` rounds of tau_n full batches at batch_ms[n] each.
-void feed_epoch(BarrierController& c, const std::vector<double>& batch_ms, int rounds, int epoch,
-                std::int64_t first_round, double accuracy = 0.5) {
-  env::EpochReport e;
-  e.epoch = epoch;
-  e.rounds = rounds;
-  e.accuracy = accuracy;
-  e.loss = 1.0;
-  e.worker_busy_ms.assign(4, 0);
-  e.worker_idle_ms.assign(4, 0);
-  e.worker_steps.assign(4, 0);
-  for (int r = 0; r < rounds; ++r) {
-    env::RoundReport report;
-    report.round = first_round + r;
-    report.epoch = epoch;
-    report.comm_ms = 5;
-    for (std::size_t n = 0; n < 4; ++n) {
-      env::WorkerRoundStats w;
-      w.batch_size = c.batch_sizes()[n];
-      w.local_steps = c.local_steps()[n];
-      w.samples = w.local_steps * w.batch_size;
-      w.compute_ms = w.local_steps * batch_ms[n];
-      report.workers.push_back(w);
-      e.worker_busy_ms[n] += w.compute_ms;
-      e.worker_steps[n] += w.local_steps;
-    }
-    c.observe_round(report);
-    e.epoch_ms += 30;
-  }
-  c.observe_epoch(e);
-}
 
 double sum(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
 
@@ -206,42 +142,6 @@ TEST_CASE("move_barrier moves T by one unit, within [fastest t_b, max_local_step
   for (int i = 0; i < 10; ++i) capped.move_barrier(+1);
   CHECK(capped.barrier_ms() == doctest::Approx(84));  // 4 steps of a T4; the 2080 Ti is capped at 4 earlier
   CHECK(capped.local_steps() == std::vector<int>{4, 4, 4, 4});
-}
-
-TEST_CASE("floor_cap_steps lowers a relative floor to that many of the slowest worker's steps, and only where it is higher") {
-  auto fake = cluster_a();  // steps of 10 ms (2080 Ti) and 21 ms (T4s)
-  BarrierControllerOptions options = BarrierControllerOptions::fixed_t(840);  // 40 T4 steps, as a T* at a step cap
-  options.move = orchestra::BarrierMove::Multiplicative;
-  options.move_factor = 2;
-  options.min_barrier_x_start = 0.125;  // T / 8 = 105 ms, five T4 steps
-  {
-    BarrierController uncapped(options);
-    uncapped.start(fake->view);
-    CHECK(uncapped.min_barrier_ms() == doctest::Approx(105));
-  }
-  options.floor_cap_steps = 2;  // at most two T4 steps: 42 ms
-  BarrierController capped(options);
-  capped.start(fake->view);
-  CHECK(capped.min_barrier_ms() == doctest::Approx(42));
-  for (int i = 0; i < 6; ++i) capped.move_barrier(-1);  // 420, 210, 105, 52.5, then kept at 42
-  CHECK(capped.barrier_ms() == doctest::Approx(42));
-  CHECK(capped.local_steps() == std::vector<int>{4, 2, 2, 2});
-  CHECK(capped.start_barrier_ms() == doctest::Approx(840));  // the state's anchor is unchanged
-
-  options.floor_cap_steps = 8;  // 168 ms is above T / 8: the floor stays 105 ms
-  BarrierController loose(options);
-  loose.start(fake->view);
-  CHECK(loose.min_barrier_ms() == doctest::Approx(105));
-  options.floor_cap_steps = 0.1;  // never below the fastest step, the default floor
-  BarrierController tiny(options);
-  tiny.start(fake->view);
-  CHECK(tiny.min_barrier_ms() == doctest::Approx(10));
-
-  options.floor_cap_steps = -1;
-  CHECK_THROWS_WITH_AS(BarrierController{options}, doctest::Contains("floor_cap_steps"), std::invalid_argument);
-  options.floor_cap_steps = 2;
-  options.min_barrier_x_start = 0;  // nothing to cap
-  CHECK_THROWS_WITH_AS(BarrierController{options}, doctest::Contains("floor_cap_steps"), std::invalid_argument);
 }
 
 TEST_CASE("a multiplicative move scales T by the factor, within the bounds, relative ones included") {
@@ -396,107 +296,6 @@ TEST_CASE("orchestra-lcm follows measured times: the 2080 Ti slows to 20 ms, T* 
   const auto plan = c.plan(at(10, 1, true));
   CHECK(plan.barrier_ms == doctest::Approx(420));
   CHECK(plan.workers[0].local_steps == 21);
-}
-
-TEST_CASE("lcm_multiple: T is that multiple of T* at the start and at every re-run, and the relative bounds follow it") {
-  auto fake = cluster_a();
-  BarrierControllerOptions options;
-  options.lcm_multiple = 2;
-  options.move = orchestra::BarrierMove::Multiplicative;
-  options.min_barrier_x_start = 0.5;
-  options.max_barrier_x_start = 4;
-  BarrierController c(options);
-  c.start(fake->view);
-  CHECK(c.lcm().barrier_ms == doctest::Approx(21));  // the heuristic's own T* is unchanged
-  CHECK(c.barrier_ms() == doctest::Approx(42));
-  CHECK(c.start_barrier_ms() == doctest::Approx(42));  // what the RL state's "T vs its start" reads
-  CHECK(c.min_barrier_ms() == doctest::Approx(21));
-  CHECK(c.max_barrier_ms() == doctest::Approx(168));
-  CHECK(c.local_steps() == std::vector<int>{4, 2, 2, 2});
-  CHECK(c.plan(at(0, 0, true)).barrier_ms == doctest::Approx(42));
-  feed_epoch(c, {20, 21, 21, 21}, 10, 0, 0);  // the re-run's T* is 420 ms (the test above)
-  CHECK(c.barrier_ms() == doctest::Approx(840));
-
-  BarrierControllerOptions half;
-  half.lcm_multiple = 0.5;
-  BarrierController h(half);
-  h.start(fake->view);
-  CHECK(h.barrier_ms() == doctest::Approx(10.5));
-  CHECK(h.local_steps() == std::vector<int>{1, 1, 1, 1});
-
-  for (double bad : {0.0, -1.0, std::nan("")}) {
-    BarrierControllerOptions o;
-    o.lcm_multiple = bad;
-    CHECK_THROWS_WITH_AS(BarrierController{o}, doctest::Contains("lcm_multiple: expected a positive factor"), std::invalid_argument);
-  }
-}
-
-TEST_CASE("lcm_cap_steps and lcm_cap_x_comm: T* at most max(s slowest steps, k C), at the start and at every re-run") {
-  auto equal = cluster_a();
-  equal->view.probe_step_ms = [](int, int) { return 21.0; };  // four equal workers, C = 5 ms
-  BarrierControllerOptions utilization;
-  utilization.lcm_objective = orchestra::LcmObjective::Utilization;  // (experiment configs' default)
-  {
-    BarrierController uncapped{utilization};
-    uncapped.start(equal->view);
-    CHECK(uncapped.barrier_ms() == doctest::Approx(64 * 21));  // every T aligns them: the 64-step cap
-  }
-  const auto started = [&equal, &utilization](double steps, double x_comm, double multiple = 1) {
-    BarrierControllerOptions o = utilization;
-    o.lcm_cap_steps = steps;
-    o.lcm_cap_x_comm = x_comm;
-    o.lcm_multiple = multiple;
-    o.move = orchestra::BarrierMove::Multiplicative;
-    o.min_barrier_x_start = 0.125;
-    auto c = std::make_unique<BarrierController>(o);
-    c->start(equal->view);
-    return c;
-  };
-  CHECK(started(4, 0)->barrier_ms() == doctest::Approx(84));
-  CHECK(started(4, 0)->lcm().barrier_ms == doctest::Approx(64 * 21));  // the heuristic's own T* is kept
-  CHECK(started(4, 0)->start_barrier_ms() == doctest::Approx(84));     // the anchor of the state and bounds
-  CHECK(started(4, 0)->local_steps() == std::vector<int>{4, 4, 4, 4});
-  CHECK(started(0, 40)->barrier_ms() == doctest::Approx(200));   // 40 C
-  CHECK(started(4, 40)->barrier_ms() == doctest::Approx(200));   // the larger of the two
-  CHECK(started(16, 8)->barrier_ms() == doctest::Approx(336));
-  CHECK(started(0.5, 1)->barrier_ms() == doctest::Approx(21));   // never below the slowest step
-  CHECK(started(4, 0, 2)->barrier_ms() == doctest::Approx(168)); // the cap comes before T_x_lcm
-
-  // A heterogeneous T* below the cap is kept; a re-run's T* above it is capped.
-  auto mixed = cluster_a();  // 10 / 21 / 21 / 21 ms: T* = 21 ms, then 420 ms after the epoch below
-  BarrierControllerOptions o;
-  o.lcm_cap_steps = 4;
-  BarrierController c(o);
-  c.start(mixed->view);
-  CHECK(c.barrier_ms() == doctest::Approx(21));
-  feed_epoch(c, {20, 21, 21, 21}, 10, 0, 0);
-  CHECK(c.lcm().barrier_ms == doctest::Approx(420));
-  CHECK(c.barrier_ms() == doctest::Approx(84));
-
-  // lcm_cap_above_steps: the cap only where T* is at least that many slowest steps.
-  BarrierControllerOptions above = o;
-  above.lcm_cap_above_steps = 21;  // the re-run's T* of 420 ms is 20 steps of 21 ms: kept
-  BarrierController kept(above);
-  kept.start(mixed->view);
-  feed_epoch(kept, {20, 21, 21, 21}, 10, 0, 0);
-  CHECK(kept.barrier_ms() == doctest::Approx(420));
-  above.lcm_cap_above_steps = 19.5;  // below its 20 steps: capped
-  BarrierController cut(above);
-  cut.start(mixed->view);
-  feed_epoch(cut, {20, 21, 21, 21}, 10, 0, 0);
-  CHECK(cut.barrier_ms() == doctest::Approx(84));
-  BarrierControllerOptions alone;
-  alone.lcm_cap_above_steps = 12;  // nothing to limit
-  CHECK_THROWS_WITH_AS(BarrierController{alone}, doctest::Contains("lcm_cap_above_steps"), std::invalid_argument);
-
-  for (double bad : {-1.0, std::nan("")}) {
-    BarrierControllerOptions b;
-    b.lcm_cap_steps = bad;
-    CHECK_THROWS_WITH_AS(BarrierController{b}, doctest::Contains("lcm_cap_steps: expected a number of steps >= 0"), std::invalid_argument);
-    b.lcm_cap_steps = 0;
-    b.lcm_cap_x_comm = bad;
-    CHECK_THROWS_WITH_AS(BarrierController{b}, doctest::Contains("lcm_cap_x_comm: expected a factor >= 0"), std::invalid_argument);
-  }
 }
 
 TEST_CASE("after a move the agent owns T: measured times change tau, not T") {
