@@ -88,9 +88,10 @@ bool is_sweep_point(const YAML::Node& entry) {
 }
 
 // What an evaluation judges the policies against: orchestra-lcm, the random controller, the sweep.
+// The first two under their own names: an `--also '{name: orchestra-lcm, label: ...}'` was judged.
 bool is_baseline(const YAML::Node& entry) {
   const std::string kind = entry_kind(entry);
-  return kind == "orchestra-lcm" || kind == "orchestra-random" || is_sweep_point(entry);
+  return ((kind == "orchestra-lcm" || kind == "orchestra-random") && entry_label(entry) == kind) || is_sweep_point(entry);
 }
 
 // The controllers judged, as entries of an experiment's policies: list: the policies, then the

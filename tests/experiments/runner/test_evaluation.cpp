@@ -218,9 +218,11 @@ TEST_CASE("orchestra evaluate --baselines-from: only the policies run, and the t
     agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{orchestra::StateLayout::kStateSize, {8}}), 0, control)
         .save(dir / (std::string(name) + "/policy.pt"));
   }
-  // Two more controllers judged beside the policies: T = 4 all-reduce times, and DSGD.
+  // Three more controllers judged beside the policies: T = 4 all-reduce times, DSGD, and an
+  // orchestra-lcm with keys the policies do not record (judged, so not a baseline to compare).
   const std::string policies = " " + (dir / "a/policy.pt") + " " + (dir / "b/policy.pt") +
-                               " --also '{name: fixed-t, label: t-4-comm, T_x_comm: 4}' --also dsgd";
+                               " --also '{name: fixed-t, label: t-4-comm, T_x_comm: 4}' --also dsgd" +
+                               " --also '{name: orchestra-lcm, label: lcm-capped, T_cap_steps: 2}'";
   const auto full = testing::run_command(std::string(ORCHESTRA_BINARY) + " evaluate" + policies + " " + (dir / "tiny.yaml") +
                                          " --seeds 1-2 --sweep-ms 10,40,160 --quiet --out " + (dir / "full"));
   INFO(full.output);
@@ -228,8 +230,9 @@ TEST_CASE("orchestra evaluate --baselines-from: only the policies run, and the t
   // They are judged, not part of the oracle: a row per seed each, and the fixed-t has the policy's
   // decision interval, as the sweep has.
   const std::string rows = testing::read_text(dir / "full/evaluation.csv");
-  for (const char* judged : {"\ntiny,1,t-4-comm,", "\ntiny,2,t-4-comm,", "\ntiny,1,dsgd,", "\ntiny,2,a3c:b,"}) CHECK(rows.find(judged) != std::string::npos);
-  CHECK(std::count(rows.begin(), rows.end(), '\n') == 1 + 2 * 7);  // 2 seeds x (2 policies, 2 more, LCM, random, other-seeds)
+  for (const char* judged : {"\ntiny,1,t-4-comm,", "\ntiny,2,t-4-comm,", "\ntiny,1,dsgd,", "\ntiny,2,a3c:b,", "\ntiny,2,lcm-capped,"})
+    CHECK(rows.find(judged) != std::string::npos);
+  CHECK(std::count(rows.begin(), rows.end(), '\n') == 1 + 2 * 8);  // 2 seeds x (2 policies, 3 more, LCM, random, other-seeds)
   const YAML::Node written = YAML::LoadFile(dir / "full/tiny/evaluate.yaml");
   CHECK(written["policies"][2]["label"].as<std::string>() == "t-4-comm");
   CHECK(written["policies"][2]["interval_rounds"].as<int>() == 2);
@@ -246,13 +249,13 @@ TEST_CASE("orchestra evaluate --baselines-from: only the policies run, and the t
   // Every controller is in the folder's evaluate.yaml, the policies first; the baselines' runs
   // say where they came from, the policies' runs ran here.
   const auto generated = experiments::load_config(dir / "reuse/tiny/evaluate.yaml");
-  REQUIRE(generated.policies.size() == 9);
+  REQUIRE(generated.policies.size() == 10);
   CHECK(testing::read_text(dir / "reuse/tiny/evaluate.yaml").find("copied from") != std::string::npos);
   for (const char* run : {"orchestra-lcm", "orchestra-random", "fixed-t-T_ms=40"}) {
     const auto s = nlohmann::json::parse(testing::read_text(dir / ("reuse/tiny/seed-2/" + std::string(run) + "/summary.json")));
     CHECK(s["copied_from"].get<std::string>() == (std::filesystem::path(dir / "full/tiny/seed-2") / run).lexically_normal().string());
   }
-  for (const char* ran : {"a3c:a", "t-4-comm", "dsgd"})
+  for (const char* ran : {"a3c:a", "t-4-comm", "dsgd", "lcm-capped"})
     CHECK(!nlohmann::json::parse(testing::read_text(dir / ("reuse/tiny/seed-2/" + std::string(ran) + "/summary.json"))).contains("copied_from"));
   CHECK(std::filesystem::exists(dir / "reuse/tiny/seed-2.log"));  // the policies ran in a child process
 
