@@ -10,6 +10,7 @@
 //                         probabilities, as during training, from `seed` (default: the experiment's)
 //   after_target: hold    once a test evaluation reaches training.target_accuracy, T stays (default;
 //                         training episodes end there, so later moves were never trained), or continue
+//   hold_x_target: 1      with after_target: hold, T stays from this fraction of the target on (0-1]
 #pragma once
 
 #include <memory>

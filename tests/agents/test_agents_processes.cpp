@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <regex>
@@ -301,6 +302,7 @@ policies:
   - {name: orchestra-a3c, policy: p.pt, actions: sampled, seed: 9}
   - {name: orchestra-a3c, label: continue, policy: p.pt, actions: sampled, seed: 9, after_target: continue}
   - {name: orchestra-a3c, label: greedy, policy: p.pt}
+  - {name: orchestra-a3c, label: early, policy: p.pt, actions: sampled, seed: 9, hold_x_target: 0.5}
 )";
   testing::write_text(dir / "after.yaml", experiment);
   const auto r = testing::run_command(std::string(ORCHESTRA_BINARY) + " run " + (dir / "after.yaml") + " --quiet --out " + (dir / "a"));
@@ -308,10 +310,10 @@ policies:
   REQUIRE(r.exit_code == 0);
   // The first evaluation at the target, and T in every round from then on (one row per worker).
   const std::filesystem::path out = dir / "a";
-  const auto after_target = [&](const std::string& label) {
+  const auto after_target = [&](const std::string& label, double hold_at = 0.99) {
     const auto rounds_done = testing::csv_column(out / label / "evals.csv", "round");
     const auto accuracy = testing::csv_column(out / label / "evals.csv", "accuracy");
-    const auto reached = std::find_if(accuracy.begin(), accuracy.end(), [](double a) { return a >= 0.99; }) - accuracy.begin();
+    const auto reached = std::find_if(accuracy.begin(), accuracy.end(), [&](double a) { return a >= hold_at; }) - accuracy.begin();
     REQUIRE(reached < static_cast<long>(accuracy.size()));
     const auto round = testing::csv_column(out / label / "rounds.csv", "round");
     const auto barrier = testing::csv_column(out / label / "rounds.csv", "barrier_ms");
@@ -326,12 +328,29 @@ policies:
   CHECK(hold_after.size() == 1);     // ... and not after it
   CHECK(continue_after.size() > 1);  // with `continue` it keeps moving
   CHECK(hold_before == continue_before);  // the same seed draws the same moves up to the target
+  // hold_x_target: 0.5 holds from an evaluation at half the target on, with the same moves before it.
+  const auto [early_before, early_after] = after_target("early", 0.495);
+  CHECK(early_after.size() == 1);
+  CHECK(early_before.size() < hold_before.size());
+  CHECK(std::includes(hold_before.begin(), hold_before.end(), early_before.begin(), early_before.end()));
   // Sampled moves are not the greedy ones, and the same seed gives the same file.
   CHECK(testing::read_text(dir / "a/greedy/rounds.csv") != testing::read_text(dir / "a/orchestra-a3c/rounds.csv"));
   const auto again = testing::run_command(std::string(ORCHESTRA_BINARY) + " run " + (dir / "after.yaml") + " --quiet --out " + (dir / "b"));
   REQUIRE(again.exit_code == 0);
   CHECK(testing::read_text(dir / "b/orchestra-a3c/rounds.csv") == testing::read_text(dir / "a/orchestra-a3c/rounds.csv"));
   CHECK(testing::read_text(dir / "a/orchestra-a3c/config.json").find("\"after_target\": \"hold\"") != std::string::npos);
+  CHECK(testing::read_text(dir / "a/early/config.json").find("\"hold_x_target\": 0.5") != std::string::npos);
+  // A fraction out of (0, 1], or one without holding: file:line: key.
+  for (const auto& [entry, message] : std::vector<std::pair<std::string, std::string>>{
+           {"{name: orchestra-a3c, policy: p.pt, hold_x_target: 1.5}", "policies[0].hold_x_target"},
+           {"{name: orchestra-a3c, policy: p.pt, after_target: continue, hold_x_target: 0.9}", "hold_x_target: needs after_target: hold"}}) {
+    std::string bad = experiment.substr(0, experiment.find("policies:")) + "policies:\n  - " + entry + "\n";
+    testing::write_text(dir / "bad.yaml", bad);
+    const auto refused = testing::run_command(std::string(ORCHESTRA_BINARY) + " run " + (dir / "bad.yaml") + " --quiet --out " + (dir / "bad"));
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.output.find("bad.yaml:") != std::string::npos);
+    CHECK(refused.output.find(message) != std::string::npos);
+  }
 }
 
 TEST_CASE("orchestra train with envs_per_agent > 1 on the local-sgd environment writes a policy that orchestra-a3c deploys") {
