@@ -91,6 +91,12 @@ TEST_CASE("evaluation: the tables hold every cluster, controller and seed") {
   CHECK(md.find("\nRanked (fewest misses, then the geometric mean): a3c 0.72x, lcm 1.57x (1 of 4 missed), "
                 "fixed-t-other-seeds 1.88x (3 of 4 missed)\n") != std::string::npos);
   CHECK(md.find("fixed-t-other-seeds: on each seed, the sweep's T that did best on the cluster's other seeds") != std::string::npos);
+  // The ceiling of a static T: on a, T = 100 (10 / 8 and 12 / 9) beats T = 200 (1 and its miss at
+  // 30 / 9) and T = 400 (a miss at 30 / 8, and 1); on b, T = 50 on the one seed with an oracle.
+  CHECK(summary.static_in_hindsight.clusters == 2);
+  CHECK(summary.static_in_hindsight.geomean == doctest::Approx(std::sqrt(std::sqrt(10.0 / 8.0 * 12.0 / 9.0))));
+  CHECK(md.find("The best single static T of each cluster, chosen with every seed's hindsight: 1.14x the oracle (geometric mean over 2 clusters)") !=
+        std::string::npos);
   // Intervals over the two clusters. No orchestra-lcm here ("lcm" is not it), so the one pairing is
   // with fixed-t-other-seeds: a3c's 1.05x and 0.5x over its 3.54x (sqrt(3.75 x 30 / 9)) and 1.00x.
   CHECK(md.find("| controller | clusters | misses | time / oracle | 95% CI | time / fixed-t-other-seeds | 95% CI |\n") != std::string::npos);
@@ -158,6 +164,10 @@ TEST_CASE("evaluation: fixed-t-other-seeds takes, on each seed, the T that did b
   REQUIRE(summary.overall.size() == 1);
   CHECK(summary.overall[0].runs == 5);
   CHECK(summary.overall[0].geomean_ratio == doctest::Approx(std::sqrt(std::cbrt(40.0 / 11.0 * 30.0 / 9.0) * std::sqrt(1.25))));
+  // In hindsight over all seeds: c's T = 100 (1, 40 / 11, 1) beats T = 200 (1.2, 1, 30 / 9), d's T =
+  // 200 (1, 1) is the oracle on both seeds, e's only T is its oracle.
+  CHECK(summary.static_in_hindsight.clusters == 3);
+  CHECK(summary.static_in_hindsight.geomean == doctest::Approx(std::cbrt(std::cbrt(40.0 / 11.0))));
 }
 
 TEST_CASE("evaluation: 95% intervals over clusters and the pairing with orchestra-lcm, by hand") {
@@ -210,4 +220,18 @@ TEST_CASE("evaluation: 95% intervals over clusters and the pairing with orchestr
   CHECK(std::isnan(one.low));
   CHECK(std::isnan(one.high));
   CHECK(std::isnan(experiments::ratio_interval({}).geomean));
+}
+
+TEST_CASE("evaluation: the best static T in hindsight ranks misses first, as the tuned one does") {
+  // T = 800 misses on both seeds, its runs cut at 4 and 5 s by the budget, shorter than the
+  // oracle's 10 and 12 s: by its ratios alone (0.4, 0.42) it would look better than the oracle.
+  const std::vector<ControllerRun> runs = {
+      sweep("f", 1, 100, 10.0, 10.0), sweep("f", 1, 800, std::nullopt, 4.0), judged("f", 1, "a3c", 11.0, 11.0),
+      sweep("f", 2, 100, 12.0, 12.0), sweep("f", 2, 800, std::nullopt, 5.0), judged("f", 2, "a3c", 12.0, 12.0),
+  };
+  const auto summary = experiments::summarize_evaluation(runs);
+  CHECK(summary.static_in_hindsight.clusters == 1);
+  CHECK(summary.static_in_hindsight.geomean == doctest::Approx(1.0));
+  CHECK(experiments::evaluation_markdown(summary).find("chosen with every seed's hindsight: 1.00x the oracle (geometric mean over 1 clusters)") !=
+        std::string::npos);
 }
