@@ -76,10 +76,11 @@ struct EvaluationSummary {
   std::vector<ClusterScore> clusters;  // in first-seen order
   // Over clusters: the geometric mean of each cluster's geomean ratio, and the misses summed.
   std::vector<ControllerScore> overall;
-  // The ceiling of any static T: per cluster, the one sweep T with the lowest geomean ratio over
-  // every seed that has an oracle (a miss at its run time), chosen in hindsight; over clusters,
-  // those ratios' geometric mean and interval. Above 1.00x because the oracle picks the best of
-  // the sweep on each seed; a controller below it gained by moving T within the run.
+  // The ceiling of any static T: per cluster, the one sweep T with the fewest misses, then the
+  // lowest geomean ratio (a miss at its run time), over every seed that has an oracle, chosen in
+  // hindsight; over clusters, those ratios' geometric mean and interval. Above 1.00x because the
+  // oracle picks the best of the sweep on each seed; a controller below it gained by moving T
+  // within the run.
   RatioInterval static_in_hindsight;
 };
 
