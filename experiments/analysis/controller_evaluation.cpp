@@ -177,6 +177,17 @@ EvaluationSummary summarize_evaluation(const std::vector<ControllerRun>& judged_
     }
     out.clusters.push_back(cluster);
   }
+  for (const std::string& reference : paired_references())
+    if (std::find(judged.begin(), judged.end(), reference) != judged.end()) out.references.push_back(reference);
+  // Candidates: what this evaluation judges beyond the references and evaluate's random moves.
+  // Where there are several (snapshots, or a policy and its --also variants), each is also paired
+  // with the first, so that a change is read cluster by cluster against what it changes.
+  std::vector<std::string> candidates;
+  std::vector<std::string> not_candidates = paired_references();
+  not_candidates.push_back("orchestra-random");
+  for (const auto& controller : judged)
+    if (std::find(not_candidates.begin(), not_candidates.end(), controller) == not_candidates.end()) candidates.push_back(controller);
+  if (candidates.size() >= 2) out.references.push_back(candidates.front());
   for (const auto& controller : judged) {
     ControllerScore total;
     total.controller = controller;
@@ -191,8 +202,8 @@ EvaluationSummary summarize_evaluation(const std::vector<ControllerRun>& judged_
     total.over_clusters = ratio_interval(total.ratios);
     // Paired with each reference cluster by cluster: both geomeans are over the same seeds' oracle,
     // so their quotient is the geomean over seeds of this controller's time over the reference's.
-    for (const std::string& reference : paired_references()) {
-      if (reference == controller || std::find(judged.begin(), judged.end(), reference) == judged.end()) continue;
+    for (const std::string& reference : out.references) {
+      if (reference == controller) continue;
       std::vector<double> quotients;
       for (const auto& cluster : out.clusters) {
         const ControllerScore* mine = find_score(cluster.controllers, controller);
@@ -266,10 +277,7 @@ std::string evaluation_markdown(const EvaluationSummary& summary) {
   const auto interval = [](const RatioInterval& r) {
     return r.clusters < 2 ? std::string("-") : fixed(r.low, 2) + "-" + fixed(r.high, 2) + "x";
   };
-  std::vector<std::string> references;  // those judged here
-  for (const std::string& reference : paired_references())
-    if (std::any_of(summary.overall.begin(), summary.overall.end(), [&](const ControllerScore& s) { return s.controller == reference; }))
-      references.push_back(reference);
+  const std::vector<std::string>& references = summary.references;
   md << "\n95% confidence intervals over the clusters: Student's t on their log ratios, each cluster one value (the "
         "geometric mean over its seeds), so an interval says where the mean may fall on other clusters like these";
   if (!references.empty()) md << "; and each controller's time over a reference's, paired cluster by cluster on the same seeds";
@@ -298,15 +306,19 @@ std::string evaluation_markdown(const EvaluationSummary& summary) {
 std::string evaluation_overall_csv(const EvaluationSummary& summary) {
   std::ostringstream csv;
   csv << "controller,clusters,runs,misses,ratio,ratio_ci95_low,ratio_ci95_high";
-  for (std::string reference : paired_references()) {
-    std::replace(reference.begin(), reference.end(), '-', '_');
-    csv << ",vs_" << reference << ",vs_" << reference << "_ci95_low,vs_" << reference << "_ci95_high";
+  std::vector<std::string> columns = paired_references();
+  for (const std::string& reference : summary.references)
+    if (std::find(columns.begin(), columns.end(), reference) == columns.end()) columns.push_back(reference);
+  for (const std::string& reference : columns) {
+    std::string name = reference;
+    std::replace(name.begin(), name.end(), '-', '_');
+    for (const char* suffix : {"", "_ci95_low", "_ci95_high"}) csv << ',' << csv_cell("vs_" + name + suffix);
   }
   csv << '\n';
   for (const auto& total : summary.overall) {
     csv << csv_cell(total.controller) << ',' << total.over_clusters.clusters << ',' << total.runs << ',' << total.misses << ','
         << exact(total.geomean_ratio) << ',' << exact(total.over_clusters.low) << ',' << exact(total.over_clusters.high);
-    for (const std::string& reference : paired_references()) {
+    for (const std::string& reference : columns) {
       const RatioInterval none;
       const RatioInterval* pairing = find_pairing(total, reference);
       const RatioInterval& r = pairing ? *pairing : none;

@@ -82,6 +82,11 @@ struct EvaluationSummary {
   // oracle picks the best of the sweep on each seed; a controller below it gained by moving T
   // within the run.
   RatioInterval static_in_hindsight;
+  // What every controller is paired with, in column order: paired_references() judged here, then,
+  // where two or more other controllers are judged (orchestra-random aside), the first of them:
+  // `orchestra evaluate`'s first policy, so that a snapshot or an --also variant is read cluster by
+  // cluster against the policy given first.
+  std::vector<std::string> references;
 };
 
 // The label of the reference below, judged like any controller.
@@ -108,7 +113,8 @@ EvaluationSummary summarize_evaluation(const std::vector<ControllerRun>& runs);
 std::string evaluation_markdown(const EvaluationSummary& summary);
 // CSV: one row per judged controller, the overall figures with their 95% intervals (above); the
 // pairings in columns vs_<reference>[_ci95_low|_ci95_high], '-' in the name written as '_', empty
-// where there is nothing to pair.
+// where there is nothing to pair: paired_references()' columns always, the first controller's
+// (EvaluationSummary::references) after them where it is one.
 std::string evaluation_overall_csv(const EvaluationSummary& summary);
 // CSV: one row per cluster, seed and judged controller, the reference above included (ratio,
 // reached, times, the oracle's T).

@@ -24,8 +24,8 @@ cluster's other seeds, a static T tuned without hindsight (its gap to 1.00x is t
 advantage of choosing on the seed it scores), and the ceiling of any static T: each cluster's
 one sweep T that did best over all its seeds, in hindsight. Under the table: each geometric mean
 over clusters with its 95% confidence interval, and each controller's time over orchestra-lcm's
-and over fixed-t-other-seeds', paired cluster by cluster, with theirs (also in
-DIR/evaluation_overall.csv).
+and over fixed-t-other-seeds', paired cluster by cluster, with theirs; where several policies or
+--also entries are judged, also over the first policy's (also in DIR/evaluation_overall.csv).
 Results of every run are kept in DIR/<cluster>/seed-<N>/<controller>/.
 
   --seeds LIST    seeds (1,2,3 or 1-5; default 1-3)

@@ -97,9 +97,12 @@ TEST_CASE("evaluation: the tables hold every cluster, controller and seed") {
   CHECK(summary.static_in_hindsight.geomean == doctest::Approx(std::sqrt(std::sqrt(10.0 / 8.0 * 12.0 / 9.0))));
   CHECK(md.find("The best single static T of each cluster, chosen with every seed's hindsight: 1.14x the oracle (geometric mean over 2 clusters)") !=
         std::string::npos);
-  // Intervals over the two clusters. No orchestra-lcm here ("lcm" is not it), so the one pairing is
-  // with fixed-t-other-seeds: a3c's 1.05x and 0.5x over its 3.54x (sqrt(3.75 x 30 / 9)) and 1.00x.
-  CHECK(md.find("| controller | clusters | misses | time / oracle | 95% CI | time / fixed-t-other-seeds | 95% CI |\n") != std::string::npos);
+  // Intervals over the two clusters. No orchestra-lcm here ("lcm" is not it), so the pairings are
+  // with fixed-t-other-seeds (a3c's 1.05x and 0.5x over its 3.54x, sqrt(3.75 x 30 / 9), and 1.00x)
+  // and, two candidates being judged, with the first of them, a3c.
+  CHECK(md.find("| controller | clusters | misses | time / oracle | 95% CI | time / fixed-t-other-seeds | 95% CI | time / a3c | 95% CI |\n") !=
+        std::string::npos);
+  CHECK(summary.references == std::vector<std::string>{"fixed-t-other-seeds", "a3c"});
   // Misses beside the ratio, as in the ranking: lcm's one of its four runs.
   CHECK(md.find("\n| lcm | 2 | 1 of 4 | 1.57x |") != std::string::npos);
   CHECK(md.find("time / orchestra-lcm") == std::string::npos);
@@ -113,7 +116,13 @@ TEST_CASE("evaluation: the tables hold every cluster, controller and seed") {
   CHECK(vs_static.ratio.high == doctest::Approx(std::exp(paired_mean + 12.706 * paired_sd / std::sqrt(2.0))));
   CHECK(md.find("| a3c | 2 | 0 of 4 | 0.72x | ") != std::string::npos);
   CHECK(md.find("| 0.39x | ") != std::string::npos);
-  CHECK(summary.overall[2].paired.empty());  // the reference is not paired with itself
+  // lcm over a3c, cluster by cluster: sqrt(6) / sqrt(1.1) on a, 1 / 0.5 on b.
+  REQUIRE(summary.overall[1].paired.size() == 2);
+  CHECK(summary.overall[1].paired[1].reference == "a3c");
+  CHECK(summary.overall[1].paired[1].ratio.geomean == doctest::Approx(std::sqrt(std::sqrt(6.0 / 1.1) * 2.0)));
+  const std::string overall_csv = experiments::evaluation_overall_csv(summary);
+  CHECK(overall_csv.find(",vs_fixed_t_other_seeds_ci95_high,vs_a3c,vs_a3c_ci95_low,vs_a3c_ci95_high\n") != std::string::npos);
+  CHECK(summary.overall[2].paired.size() == 1);  // the tuned reference: over a3c only, not over itself
   const std::string csv = experiments::evaluation_csv(summary, runs);
   CHECK(csv.find("cluster,seed,controller,reached,time_to_target_s,run_time_s,oracle_time_s,oracle_T_ms,ratio\n") == 0);
   CHECK(csv.find("a,2,lcm,0,,27,9,400,3\n") != std::string::npos);
