@@ -31,10 +31,13 @@ std::vector<fs::path> shipped_configs() {
   return files;
 }
 
-// A3C training configs have an a3c: section at the top level; the others are experiments.
+// A3C training configs have an a3c: section at the top level, and a cluster distribution that only
+// `orchestra draw` reads (configs/draw_heldout_tenth.yaml) a clusters: section; the others are
+// experiments. Both of the first kind load as training configs.
 bool is_training_config(const fs::path& file) {
   const std::string text = testing::read_text(file);
-  return text.rfind("a3c:", 0) == 0 || text.find("\na3c:") != std::string::npos;
+  const auto has_section = [&](const std::string& key) { return text.rfind(key, 0) == 0 || text.find("\n" + key) != std::string::npos; };
+  return has_section("a3c:") || has_section("clusters:");
 }
 
 // What two training recipes must share when BENCHMARKS compares them on one change: the task, the
