@@ -428,7 +428,14 @@ ExperimentConfig parse_config(const std::string& text, const std::string& file) 
   t.reject_unknown_keys();
 
   common::YamlReader cluster = top.child("cluster");
-  if (!top.has("cluster")) top.fail("cluster", "required key is missing (the workers and their batch-time models)");
+  if (!top.has("cluster")) {
+    // A training config (an A3C recipe, or a distribution of clusters for `orchestra draw`) given
+    // where an experiment is expected: say which command reads it.
+    if (top.has("a3c") || top.has("clusters") || top.has("experiments"))
+      top.fail("cluster", "required key is missing: this is a training config (it has a3c:, clusters: or experiments:), "
+                          "read by `orchestra train` (and its clusters: by `orchestra draw`), not an experiment");
+    top.fail("cluster", "required key is missing (the workers and their batch-time models)");
+  }
   nlohmann::json workers;
   cfg.cluster = read_cluster(cluster, cfg.mode, workers);
   cluster.resolved()["workers"] = workers;

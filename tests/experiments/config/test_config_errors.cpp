@@ -117,6 +117,18 @@ TEST_CASE("empty and non-YAML configs name the file") {
   CHECK_THROWS_WITH_AS(experiments::load_config("/no/such/file.yaml"), "/no/such/file.yaml: no such config file", common::ConfigError);
 }
 
+TEST_CASE("an experiment without a cluster says what is missing, and a training config given instead says which command reads it") {
+  const std::string no_cluster = with("cluster:\n  workers:\n    - {name: a, time_model: {coefficients: [1, 0.5]}, max_batch: 64}\n"
+                                      "    - {name: b, time_model: {points: [[2, 3], [4, 4], [8, 6]]}, max_batch: 64}\n",
+                                      "");
+  check_error(no_cluster, "cluster: required key is missing (the workers and their batch-time models)");
+  for (const char* key : {"a3c: {agents: 2}\n", "clusters: {servers: [1, 2]}\n", "experiments: [task.yaml]\n"}) {
+    INFO(key);
+    check_error(no_cluster + key, "cluster: required key is missing: this is a training config");
+    check_error(no_cluster + key, "read by `orchestra train` (and its clusters: by `orchestra draw`)");
+  }
+}
+
 TEST_CASE("references to things that do not exist are rejected") {
   check_error(with("policies:", "  perturbations: [{worker: zz, add_ms: 5}]\npolicies:"), "cluster.perturbations[0].worker: no worker named 'zz'");
   check_error(with("dataset: synthetic", "dataset: mnist"), "data.path: dataset 'mnist' needs a path");
