@@ -51,6 +51,7 @@ PolicyControl read_control(const c10::impl::GenericDict& c, const std::string& p
   control.min_barrier_x_start = number(c, "min_T_x_start", path);
   control.max_barrier_x_start = number(c, "max_T_x_start", path);
   if (c.contains("floor_cap_steps")) control.floor_cap_steps = number(c, "floor_cap_steps", path);
+  if (c.contains("min_T_steps")) control.min_barrier_steps = number(c, "min_T_steps", path);
   if (c.contains("T_cap_steps")) control.lcm_cap_steps = number(c, "T_cap_steps", path);
   if (c.contains("T_cap_x_comm")) control.lcm_cap_x_comm = number(c, "T_cap_x_comm", path);
   if (c.contains("T_cap_above_steps")) control.lcm_cap_above_steps = number(c, "T_cap_above_steps", path);
@@ -92,6 +93,7 @@ PolicyControl PolicyControl::of(const orchestra::BarrierControllerOptions& o) {
   c.min_barrier_x_start = o.min_barrier_x_start;
   c.max_barrier_x_start = o.max_barrier_x_start;
   c.floor_cap_steps = o.floor_cap_steps;
+  c.min_barrier_steps = o.min_barrier_steps;
   c.lcm_cap_steps = o.lcm_cap_steps;
   c.lcm_cap_x_comm = o.lcm_cap_x_comm;
   c.lcm_cap_above_steps = o.lcm_cap_above_steps;
@@ -112,6 +114,7 @@ void PolicyControl::apply_to(orchestra::BarrierControllerOptions& o) const {
   o.min_barrier_x_start = min_barrier_x_start;
   o.max_barrier_x_start = max_barrier_x_start;
   o.floor_cap_steps = floor_cap_steps;
+  o.min_barrier_steps = min_barrier_steps;
   o.lcm_cap_steps = lcm_cap_steps;
   o.lcm_cap_x_comm = lcm_cap_x_comm;
   o.lcm_cap_above_steps = lcm_cap_above_steps;
@@ -123,6 +126,7 @@ bool PolicyControl::operator==(const PolicyControl& o) const {
   return move == o.move && unit_ms == o.unit_ms && factor == o.factor && max_move == o.max_move && interval == o.interval && interval_rounds == o.interval_rounds &&
          min_barrier_ms == o.min_barrier_ms && max_barrier_ms == o.max_barrier_ms && min_barrier_x_start == o.min_barrier_x_start &&
          max_barrier_x_start == o.max_barrier_x_start && floor_cap_steps == o.floor_cap_steps &&
+         min_barrier_steps == o.min_barrier_steps &&
          lcm_cap_steps == o.lcm_cap_steps && lcm_cap_x_comm == o.lcm_cap_x_comm && lcm_cap_above_steps == o.lcm_cap_above_steps && weighting == o.weighting &&
          state_features == o.state_features;
 }
@@ -193,6 +197,7 @@ void A3cPolicy::save(const std::string& path) const {
   control.insert("min_T_x_start", control_.min_barrier_x_start);
   control.insert("max_T_x_start", control_.max_barrier_x_start);
   control.insert("floor_cap_steps", control_.floor_cap_steps);
+  control.insert("min_T_steps", control_.min_barrier_steps);
   control.insert("T_cap_steps", control_.lcm_cap_steps);
   control.insert("T_cap_x_comm", control_.lcm_cap_x_comm);
   control.insert("T_cap_above_steps", control_.lcm_cap_above_steps);

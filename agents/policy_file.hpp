@@ -19,6 +19,7 @@
 //         "min_T_x_start": 0.0, "max_T_x_start": 0.0 (bounds as factors of the starting T; 0 = none),
 //         "floor_cap_steps": 0.0 (min_T_x_start's floor at most this many slowest-worker steps;
 //         0 = no cap; files without it: 0),
+//         "min_T_steps": 0.0 (T at least this many slowest-worker steps; 0 = none; files without it: 0),
 //         "T_cap_steps": 0.0, "T_cap_x_comm": 0.0 (the starting T* at most max(this many slowest-worker
 //         steps, this multiple of the all-reduce time); 0 = no cap; files without them: 0),
 //         "T_cap_above_steps": 0.0 (that cap only where T* is at least this many slowest steps),
@@ -63,6 +64,7 @@ struct PolicyControl {
   double min_barrier_x_start = 0;
   double max_barrier_x_start = 0;
   double floor_cap_steps = 0;  // BarrierControllerOptions::floor_cap_steps (files without it: 0)
+  double min_barrier_steps = 0;  // BarrierControllerOptions::min_barrier_steps (files without it: 0)
   double lcm_cap_steps = 0;    // BarrierControllerOptions::lcm_cap_steps (files without it: 0)
   double lcm_cap_x_comm = 0;   // BarrierControllerOptions::lcm_cap_x_comm (files without it: 0)
   double lcm_cap_above_steps = 0;  // BarrierControllerOptions::lcm_cap_above_steps (files without it: 0)

@@ -51,6 +51,8 @@ void validate(const BarrierControllerOptions& o) {
     bad_option("floor_cap_steps", "a number of steps >= 0 (0: none)", o.floor_cap_steps);
   if (o.floor_cap_steps > 0 && o.min_barrier_x_start == 0)
     bad_option("floor_cap_steps", "a cap on min_barrier_x_start's floor, which is not set (0)", o.floor_cap_steps);
+  if (!(std::isfinite(o.min_barrier_steps) && o.min_barrier_steps >= 0))
+    bad_option("min_barrier_steps", "a number of steps >= 0 (0: none)", o.min_barrier_steps);
   if (o.min_barrier_ms > 0 && o.max_barrier_ms > 0 && o.max_barrier_ms < o.min_barrier_ms)
     bad_option("max_barrier_ms", "a number >= min_barrier_ms (" + std::to_string(o.min_barrier_ms) + ")", o.max_barrier_ms);
   if (o.probe_repetitions < 1) bad_option("probe_repetitions", "an integer >= 1", o.probe_repetitions);
@@ -192,6 +194,7 @@ void BarrierController::start(const env::ClusterView& cluster) {
     if (options_.floor_cap_steps > 0) floor_ms = std::min(floor_ms, options_.floor_cap_steps * *slowest);
     min_barrier_ms_ = std::max(min_barrier_ms_, floor_ms);
   }
+  if (options_.min_barrier_steps > 0) min_barrier_ms_ = std::max(min_barrier_ms_, options_.min_barrier_steps * *slowest);
   if (options_.max_barrier_x_start > 0) max_barrier_ms_ = std::min(max_barrier_ms_, options_.max_barrier_x_start * start_barrier_ms_);
   max_barrier_ms_ = std::max(max_barrier_ms_, min_barrier_ms_);
   update_local_steps();

@@ -105,6 +105,15 @@ struct BarrierControllerOptions {
   // can be a few steps, far below T*/8; where T* is a few steps the cap is above the floor and
   // changes nothing.
   double floor_cap_steps = 0;
+  // A floor in steps (issue 41): T at least this many of the slowest worker's probed batch times
+  // (0: none), applied after every other floor. Below one slowest step a shorter T shortens no
+  // round (the slowest worker still takes its one step, tau = max(1, floor(T / t_b))); the faster
+  // workers take fewer steps per average, which lowers their drift but not the round's cost. The
+  // static sweep starts at that step. Measured on the shipped x4 network, which moves from a T* of
+  // two slowest steps to T*/4: 0.99x its time over 48 drawn clusters, within noise: the shorter
+  // T's lower drift is worth about what its smaller rounds lose (BENCHMARKS.md, "A floor at the
+  // slowest worker's step").
+  double min_barrier_steps = 0;
   bool rerun_lcm_each_epoch = true;  // Lcm only: re-run the heuristic on measured times (see above)
   // Lcm only: T is this multiple of the heuristic's T*, at the start and at every re-run (1: T* as
   // the paper). With an attached agent it moves the anchor: start_barrier_ms() and the bounds

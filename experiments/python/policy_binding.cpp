@@ -108,6 +108,7 @@ class PythonPolicy {
     out["min_T_x_start"] = c.min_barrier_x_start;
     out["max_T_x_start"] = c.max_barrier_x_start;
     out["floor_cap_steps"] = c.floor_cap_steps;
+    out["min_T_steps"] = c.min_barrier_steps;
     out["T_cap_steps"] = c.lcm_cap_steps;
     out["T_cap_x_comm"] = c.lcm_cap_x_comm;
     out["T_cap_above_steps"] = c.lcm_cap_above_steps;

@@ -90,6 +90,7 @@ orchestra::BarrierControllerOptions read_barrier_options(common::YamlReader& r, 
   if (o.max_barrier_x_start > 0 && o.max_barrier_x_start < 1) r.fail("max_T_x_start", "expected a factor >= 1 (0: none)");
   o.floor_cap_steps = r.real("floor_cap_steps", o.floor_cap_steps, 0.0, kMaxSteps);
   if (o.floor_cap_steps > 0 && o.min_barrier_x_start == 0) r.fail("floor_cap_steps", "caps min_T_x_start's floor, which is not set");
+  o.min_barrier_steps = r.real("min_T_steps", o.min_barrier_steps, 0.0, kMaxSteps);
   if (source == orchestra::BarrierSource::Lcm) {
     // Utilization by default: the literal idle rule picks tau = 2 / 1 and averages after every slow
     // step, DSGD's communication rate (see orchestra/lcm_heuristic.hpp); `objective: idle` keeps it.

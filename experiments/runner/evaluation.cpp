@@ -59,6 +59,7 @@ void add_control(YAML::Node& entry, const agents::PolicyControl& c, bool with_mo
     if (c.min_barrier_x_start > 0) entry["min_T_x_start"] = c.min_barrier_x_start;
     if (c.max_barrier_x_start > 0) entry["max_T_x_start"] = c.max_barrier_x_start;
     if (c.floor_cap_steps > 0) entry["floor_cap_steps"] = c.floor_cap_steps;
+    if (c.min_barrier_steps > 0) entry["min_T_steps"] = c.min_barrier_steps;
     if (c.lcm_cap_steps > 0) entry["T_cap_steps"] = c.lcm_cap_steps;
     if (c.lcm_cap_x_comm > 0) entry["T_cap_x_comm"] = c.lcm_cap_x_comm;
     if (c.lcm_cap_above_steps > 0) entry["T_cap_above_steps"] = c.lcm_cap_above_steps;
@@ -165,7 +166,7 @@ YAML::Node evaluation_config(const std::string& path, const EvaluateOptions& opt
 // reused evaluation's baselines with the judged policy's recorded control.
 std::map<std::string, std::string> control_keys(const YAML::Node& entry) {
   static const char* const kKeys[] = {"move", "factor", "max_move", "unit_ms", "min_T_ms", "max_T_ms", "min_T_x_start", "max_T_x_start", "floor_cap_steps",
-                                      "T_cap_steps", "T_cap_x_comm", "T_cap_above_steps",
+                                      "min_T_steps", "T_cap_steps", "T_cap_x_comm", "T_cap_above_steps",
                                       "interval", "interval_rounds", "weighting"};
   std::map<std::string, std::string> keys;
   if (!entry.IsMap()) return keys;

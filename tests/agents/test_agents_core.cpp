@@ -208,6 +208,7 @@ TEST_CASE("a saved policy loads with the same weights and gives the same actions
   control.min_barrier_x_start = 0.25;
   control.max_barrier_x_start = 16;
   control.floor_cap_steps = 3;
+  control.min_barrier_steps = 1;
   control.lcm_cap_steps = 4;
   control.lcm_cap_x_comm = 0.5;
   control.lcm_cap_above_steps = 12;

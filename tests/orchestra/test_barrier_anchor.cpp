@@ -1,6 +1,6 @@
 // The barrier's anchor and its bounds relative to it: LCM's T* scaled (lcm_multiple), capped
 // (lcm_cap_steps, lcm_cap_x_comm, lcm_cap_above_steps), and the relative floor capped in steps
-// (floor_cap_steps).
+// (floor_cap_steps), and the floor in the slowest worker's steps (min_barrier_steps).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -51,6 +51,41 @@ TEST_CASE("floor_cap_steps lowers a relative floor to that many of the slowest w
   options.floor_cap_steps = 2;
   options.min_barrier_x_start = 0;  // nothing to cap
   CHECK_THROWS_WITH_AS(BarrierController{options}, doctest::Contains("floor_cap_steps"), std::invalid_argument);
+}
+
+TEST_CASE("min_barrier_steps keeps T at least that many of the slowest worker's steps, after every other floor") {
+  auto fake = cluster_a();  // steps of 10 ms (2080 Ti) and 21 ms (T4s)
+  BarrierControllerOptions options = BarrierControllerOptions::fixed_t(84);  // four T4 steps
+  options.move = orchestra::BarrierMove::Multiplicative;
+  options.move_factor = 4;
+  {
+    BarrierController free(options);  // the default floor: the fastest step
+    free.start(fake->view);
+    free.move_barrier(-1);
+    CHECK(free.barrier_ms() == doctest::Approx(21));
+    free.move_barrier(-1);
+    CHECK(free.barrier_ms() == doctest::Approx(10));  // below the T4s' step: they still take one
+    CHECK(free.local_steps() == std::vector<int>{1, 1, 1, 1});
+  }
+  options.min_barrier_steps = 1;
+  BarrierController floored(options);
+  floored.start(fake->view);
+  CHECK(floored.min_barrier_ms() == doctest::Approx(21));
+  for (int i = 0; i < 3; ++i) floored.move_barrier(-1);
+  CHECK(floored.barrier_ms() == doctest::Approx(21));
+  CHECK(floored.local_steps() == std::vector<int>{2, 1, 1, 1});  // the 2080 Ti keeps its two steps
+  floored.move_barrier(1);
+  CHECK(floored.barrier_ms() == doctest::Approx(84));
+
+  options.min_barrier_x_start = 0.125;  // T / 8 = 10.5 ms, capped lower still in steps:
+  options.floor_cap_steps = 0.25;       // the step floor acts last
+  options.min_barrier_steps = 2;
+  BarrierController last(options);
+  last.start(fake->view);
+  CHECK(last.min_barrier_ms() == doctest::Approx(42));
+
+  options.min_barrier_steps = -1;
+  CHECK_THROWS_WITH_AS(BarrierController{options}, doctest::Contains("min_barrier_steps"), std::invalid_argument);
 }
 
 TEST_CASE("lcm_multiple: T is that multiple of T* at the start and at every re-run, and the relative bounds follow it") {

@@ -26,7 +26,7 @@ class Pretrained(unittest.TestCase):
         self.assertGreater(p.updates, 0)
         self.assertIn(p.controller["move"], ("additive", "multiplicative"))
         self.assertIn("factor" if p.controller["move"] == "multiplicative" else "unit_ms", p.controller)
-        for key in ("interval", "min_T_ms", "max_T_ms", "min_T_x_start", "max_T_x_start", "floor_cap_steps", "T_cap_steps", "T_cap_x_comm", "T_cap_above_steps", "weighting", "state"):
+        for key in ("interval", "min_T_ms", "max_T_ms", "min_T_x_start", "max_T_x_start", "floor_cap_steps", "min_T_steps", "T_cap_steps", "T_cap_x_comm", "T_cap_above_steps", "weighting", "state"):
             self.assertIn(key, p.controller)
         self.assertEqual("interval_rounds" in p.controller, p.controller["interval"] == "rounds")
         self.assertEqual(p.controller["state"], "base")  # the 22 entries: observation_size above

@@ -100,7 +100,7 @@ TEST_CASE("orchestra-lcm and fixed-t: keys set from YAML") {
   CHECK(dynamic_cast<const orchestra::BarrierController&>(*whole.policy).options().whole_cluster_windows);
 
   const auto moves = build("{name: orchestra-lcm, move: multiplicative, factor: 1.5, interval: rounds, interval_rounds: 4, "
-                           "min_T_ms: 5, max_T_ms: 900, min_T_x_start: 0.25, max_T_x_start: 8, floor_cap_steps: 3}");
+                           "min_T_ms: 5, max_T_ms: 900, min_T_x_start: 0.25, max_T_x_start: 8, floor_cap_steps: 3, min_T_steps: 1}");
   const auto& m = dynamic_cast<const orchestra::BarrierController&>(*moves.policy).options();
   CHECK(m.move == orchestra::BarrierMove::Multiplicative);
   CHECK(m.move_factor == 1.5);
@@ -111,6 +111,7 @@ TEST_CASE("orchestra-lcm and fixed-t: keys set from YAML") {
   CHECK(m.min_barrier_x_start == 0.25);
   CHECK(m.max_barrier_x_start == 8);
   CHECK(m.floor_cap_steps == 3);
+  CHECK(m.min_barrier_steps == 1);
   CHECK(m.max_move == 1);
   const auto two_sizes = build("{name: orchestra-lcm, move: multiplicative, factor: 2, max_move: 2}");
   CHECK(dynamic_cast<const orchestra::BarrierController&>(*two_sizes.policy).options().max_move == 2);
@@ -168,6 +169,7 @@ TEST_CASE("orchestra-lcm and fixed-t: bad keys name file:line and the key") {
   check_error("{name: orchestra-lcm, max_T_x_start: 0.5}", "policies[0].max_T_x_start: expected a factor >= 1");
   check_error("{name: orchestra-lcm, floor_cap_steps: 4}", "policies[0].floor_cap_steps: caps min_T_x_start's floor, which is not set");
   check_error("{name: orchestra-lcm, min_T_x_start: 0.125, floor_cap_steps: -1}", "policies[0].floor_cap_steps: expected a number >= 0");
+  check_error("{name: orchestra-lcm, min_T_steps: -1}", "policies[0].min_T_steps: expected a number >= 0");
   check_error("{name: orchestra-lcm, max_move: 5}", "x.yaml:20: policies[0].max_move: expected an integer <= 4, got 5");
   check_error("{name: orchestra-lcm, max_move: 0}", "policies[0].max_move: expected a positive integer, got 0");
   const auto names = experiments::policy_names();
