@@ -1,7 +1,10 @@
 """The examples of experiments/python/examples/ run as a user runs them: the random agent,
 REINFORCE in PyTorch, which must end with a better held-out return than random actions on the
-same episodes, and the climb-then-hold schedules of climb_ceiling.py."""
+same episodes, the climb-then-hold schedules of climb_ceiling.py and the two-phase schedules of
+schedule_ceiling.py."""
+import importlib.util
 import json
+import math
 import os
 import subprocess
 import sys
@@ -52,6 +55,53 @@ class Examples(unittest.TestCase):
         self.assertAlmostEqual(rows[8.0]["static_T_ms"], 8 * start, delta=1e-6 * start)  # T_x_lcm: 8
         self.assertLessEqual(rows[8.0]["climb_T_ms"], 8 * start * (1 + 1e-9))  # one move a round, never past the cap
         self.assertEqual(len(out["ratios"]), 1)
+
+    def test_schedule_ceiling_switches_T_when_told_and_judges_with_the_seeds_left_out(self):
+        spec = importlib.util.spec_from_file_location("schedule_ceiling", os.path.join(EXAMPLES, "schedule_ceiling.py"))
+        sc = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sc)
+        task = os.path.join(t.SOURCE_DIR, "configs", "python_task.yaml")
+        at_1, at_2, at_4 = sc.make_env(task, 1.0), sc.make_env(task, 2.0), sc.make_env(task, 4.0)
+        held, start = sc.episode(at_1, 1, final_barrier=True)
+        self.assertIsNotNone(held)
+        # no switch before the end: the static T; a switch at 0 s: the first decision comes before
+        # round 0, so one move up is the static 2 T*, and two moves (one a round) end at 4 T*
+        self.assertEqual(sc.episode(at_1, 1, moves_after=2, switch_s=math.inf, final_barrier=True), (held, start))
+        self.assertEqual(sc.episode(at_1, 1, moves_after=1, switch_s=0.0), sc.episode(at_2, 1))
+        self.assertEqual(sc.episode(at_2, 1, moves_after=-1, switch_s=0.0), held)
+        self.assertAlmostEqual(sc.episode(at_1, 1, moves_after=2, switch_s=0.0, final_barrier=True)[1], 4 * start,
+                               delta=1e-9 * start)
+        self.assertAlmostEqual(sc.episode(at_4, 1, moves_after=-2, switch_s=0.0, final_barrier=True)[1], start,
+                               delta=1e-9 * start)
+        # a switch halfway: T* up to the switch, twice T* from it on
+        late, end = sc.episode(at_1, 1, moves_after=1, switch_s=0.5 * held, final_barrier=True)
+        self.assertAlmostEqual(end, 2 * start, delta=1e-9 * start)
+        self.assertNotEqual(late, sc.episode(at_2, 1))
+
+        # the three ratios on a made-up cluster: two static T and one schedule, seeds 1-3
+        made_up = {"static": [{"c": 1.0, "times": {1: 10.0, 2: 10.0, 3: 10.0}},
+                              {"c": 2.0, "times": {1: 8.0, 2: 12.0, 3: None}}],
+                   "schedules": [{"from": 1.0, "to": 2.0, "switch": 0.5, "times": {1: 9.0, 2: 9.0, 3: 11.0}}]}
+        r = sc.compare(made_up, [1, 2, 3])
+        # per seed: 8/8, 9/10, 10/10; per cluster (c = 2 misses seed 3): the schedule 9, 9, 11
+        # against 10 every seed; left out: seeds 1 and 2 are judged by the schedule against c = 1
+        # (9/10 each), seed 3 by the schedule against c = 2, which misses it: counted, not averaged
+        self.assertAlmostEqual(r["per_seed"], (1.0 * 0.9 * 1.0) ** (1 / 3))
+        self.assertAlmostEqual(r["per_cluster"], (0.9 * 0.9 * 1.1) ** (1 / 3))
+        self.assertAlmostEqual(r["other_seeds"], 0.9)
+        self.assertEqual((r["other_seeds_static_misses"], r["other_seeds_schedule_misses"]), (1, 0))
+        self.assertEqual(r["best_schedule"], "1 -> 2 at 0.5")
+
+        out = example("schedule_ceiling.py", task, "--seeds", "1,2", "--span", "1", "--switches", "0.5")
+        [cluster] = out["results"]
+        grid = [s["c"] for s in cluster["static"]]
+        self.assertIn(cluster["centre"], grid)
+        self.assertGreaterEqual(len(grid), 9)
+        centre = grid.index(cluster["centre"])
+        self.assertTrue(centre >= 1 and centre + 1 < len(grid))  # its neighbours swept (on past an end if need be)
+        self.assertEqual(len(cluster["schedules"]), 6)  # T_a -> T_b among the centre and its neighbours, one switch
+        self.assertLessEqual(cluster["per_seed"], 1.0)
+        self.assertLessEqual(cluster["per_cluster"], 1.0)
 
 
 if __name__ == "__main__":
