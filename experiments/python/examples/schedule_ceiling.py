@@ -72,9 +72,10 @@ def log_or_inf(t):
     return math.log(t) if t is not None else math.inf
 
 
-def best_static_index(static, seeds):
-    """Index in `static` (one dict of times by seed per c) of the c with the lowest mean log time over `seeds` (a miss rules it out)."""
-    scores = [np.mean([log_or_inf(times[s]) for s in seeds]) for times in static]
+def best_index(pool, seeds):
+    """Index in `pool` (dicts of times by seed) of the lowest mean log time over `seeds`; a miss
+    rules a candidate out, and None says every one missed."""
+    scores = [np.mean([log_or_inf(times[s]) for s in seeds]) for times in pool]
     return int(np.argmin(scores)) if min(scores) < math.inf else None
 
 
@@ -91,7 +92,7 @@ def run_cluster(experiment, seeds, span, switches, verbose=True):
     # Extend the sweep past an end of the grid while that end is the best static T (and span more
     # beyond it, so that the schedules around it have their neighbours).
     while True:
-        centre = best_static_index([static[c] for c in grid], seeds)
+        centre = best_index([static[c] for c in grid], seeds)
         if centre is None:
             break
         lower, upper = centre - span < 0, centre + span >= len(grid)
@@ -136,24 +137,20 @@ def compare(result, seeds):
     labels = [f"static {r['c']:g}" for r in result["static"]] + \
              [f"{r['from']:g} -> {r['to']:g} at {r['switch']:g}" for r in result["schedules"]]
 
-    def best(pool, on):
-        scores = [np.mean([log_or_inf(times[s]) for s in on]) for times in pool]
-        return int(np.argmin(scores)) if min(scores) < math.inf else None
-
     def ratio(chosen_any, chosen_static, s):
         if chosen_any is None or chosen_static is None:
             return math.nan  # every candidate missed the seeds chosen on
         t_any, t_static = candidates[chosen_any][s], statics[chosen_static][s]
         return log_or_inf(t_any) - log_or_inf(t_static)
 
-    per_seed = [ratio(best(candidates, [s]), best(statics, [s]), s) for s in seeds]
-    all_any, all_static = best(candidates, seeds), best(statics, seeds)
+    per_seed = [ratio(best_index(candidates, [s]), best_index(statics, [s]), s) for s in seeds]
+    all_any, all_static = best_index(candidates, seeds), best_index(statics, seeds)
     per_cluster = [ratio(all_any, all_static, s) for s in seeds]
     other = []
     if len(seeds) > 1:
         for s in seeds:
             rest = [x for x in seeds if x != s]
-            other.append(ratio(best(candidates, rest), best(statics, rest), s))
+            other.append(ratio(best_index(candidates, rest), best_index(statics, rest), s))
     finite = lambda xs: [x for x in xs if math.isfinite(x)]  # noqa: E731
     gm = lambda xs: float(math.exp(np.mean(finite(xs)))) if finite(xs) else float("nan")  # noqa: E731
     # A miss on the seed judged (either side's choice) is counted, not averaged.
