@@ -1,7 +1,7 @@
 """The examples of experiments/python/examples/ run as a user runs them: the random agent,
 REINFORCE in PyTorch, which must end with a better held-out return than random actions on the
-same episodes, the climb-then-hold schedules of climb_ceiling.py and the two-phase schedules of
-schedule_ceiling.py."""
+same episodes, the climb-then-hold schedules of climb_ceiling.py, the two-phase schedules of schedule_ceiling.py and
+the tuned schedule of tuned_schedule.py."""
 import importlib.util
 import json
 import math
@@ -9,6 +9,8 @@ import os
 import subprocess
 import sys
 import unittest
+
+import numpy as np
 
 import orchestra_testing as t
 
@@ -102,6 +104,50 @@ class Examples(unittest.TestCase):
         self.assertEqual(len(cluster["schedules"]), 6)  # T_a -> T_b among the centre and its neighbours, one switch
         self.assertLessEqual(cluster["per_seed"], 1.0)
         self.assertLessEqual(cluster["per_cluster"], 1.0)
+
+    def test_tuned_schedule_anchors_on_the_static_T_of_the_other_seeds_and_schedules_past_the_threshold(self):
+        spec = importlib.util.spec_from_file_location("tuned_schedule", os.path.join(EXAMPLES, "tuned_schedule.py"))
+        ts = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(ts)
+        self.assertEqual(ts.parse_shape("2,0.5,0.25"), (2.0, 0.5, 0.25))
+        with self.assertRaises(ValueError):
+            ts.parse_shape("3,1,0.5")  # x2 moves reach powers of two only
+
+        # made-up rows: the schedule 9 s against T_o's 10 s, a schedule miss, a T_o miss, both missing
+        rows = [{"T_o": 1.0, "static_s": 10.0, "shapes": {"a": 9.0}}, {"T_o": 1.0, "static_s": 10.0, "shapes": {"a": None}},
+                {"T_o": 1.0, "static_s": None, "shapes": {"a": 8.0}}, {"T_o": 1.0, "static_s": None, "shapes": {"a": None}},
+                {"T_o": None, "static_s": None, "shapes": {}}]
+        self.assertEqual(ts.ratio_over_seeds(rows, "a"), {"ratio": 0.9, "schedule_misses": 1, "static_misses": 1})
+        # the recipe: the shape where scheduled, T_o (ratio 1) elsewhere
+        made_up = [{"scheduled": True, "ratios": {"2,1,0.5": {"ratio": 0.8, "schedule_misses": 0, "static_misses": 0}}},
+                   {"scheduled": False, "ratios": {"2,1,0.5": {"ratio": 1.25, "schedule_misses": 0, "static_misses": 0}}}]
+        summary = ts.summarize(made_up, [(2.0, 1.0, 0.5)])
+        self.assertAlmostEqual(summary["2,1,0.5 scheduled"]["ratio"], 0.8)
+        self.assertAlmostEqual(summary["2,1,0.5 static"]["ratio"], 1.25)
+        self.assertAlmostEqual(summary["recipe"]["ratio"], 0.8 ** 0.5)
+
+        task = os.path.join(t.SOURCE_DIR, "configs", "python_task.yaml")
+        seeds = [1, 2, 3]
+        out = example("tuned_schedule.py", task, "--seeds", "1,2,3", "--shape", "2,1,0.5",
+                      "--also", "1,1,0;2,2,0;2,1,0;2,1,1e9", "--threshold", "0.5")
+        [cluster] = out["results"]
+        self.assertTrue(cluster["scheduled"])  # the task's all-reduce costs about a step, above 0.5
+        static = {s["c"]: {int(k): v for k, v in s["times"].items()} for s in cluster["static"]}
+        for row in cluster["seeds"]:
+            rest = [x for x in seeds if x != row["seed"]]
+            best = min(static, key=lambda c: np.mean([math.log(static[c][x]) for x in rest]))
+            self.assertEqual(row["T_o"], best)  # tuned without the seed judged
+            self.assertEqual(row["static_s"], static[best][row["seed"]])
+            shapes = row["shapes"]
+            self.assertEqual(shapes["1,1,0"], row["static_s"])  # no move: T_o itself
+            self.assertEqual(shapes["2,2,0"], static[2 * best][row["seed"]])  # the static 2 T_o
+            self.assertEqual(shapes["2,1,0"], row["static_s"])  # halved before round 0: T_o
+            self.assertEqual(shapes["2,1,1e+09"], static[2 * best][row["seed"]])  # never halved: 2 T_o
+        self.assertEqual(cluster["ratios"]["1,1,0"]["ratio"], 1.0)
+        self.assertAlmostEqual(out["summary"]["recipe"]["ratio"], cluster["ratios"]["2,1,0.5"]["ratio"])
+        below = example("tuned_schedule.py", task, "--seeds", "1,2", "--threshold", "1e9")
+        self.assertFalse(below["results"][0]["scheduled"])
+        self.assertEqual(below["summary"]["recipe"]["ratio"], 1.0)
 
 
 if __name__ == "__main__":

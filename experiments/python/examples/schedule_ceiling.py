@@ -79,7 +79,10 @@ def best_index(pool, seeds):
     return int(np.argmin(scores)) if min(scores) < math.inf else None
 
 
-def run_cluster(experiment, seeds, span, switches, verbose=True):
+def static_sweep(experiment, seeds, span):
+    """The static T = c x T* over GRID on every seed, on past an end of GRID while the best static
+    T lies within `span` doublings of it: (grid, envs by c, times by c and seed, index of the
+    centre in grid, or None when every c missed)."""
     grid = list(GRID)
     envs, static = {}, {}
 
@@ -107,6 +110,11 @@ def run_cluster(experiment, seeds, span, switches, verbose=True):
             added = True
         if not added:
             break
+    return grid, envs, static, centre
+
+
+def run_cluster(experiment, seeds, span, switches, verbose=True):
+    grid, envs, static, centre = static_sweep(experiment, seeds, span)
     name = os.path.splitext(os.path.basename(experiment))[0]
     if centre is None:
         return {"cluster": name, "centre": None, "static": [{"c": c, "times": static[c]} for c in grid], "schedules": []}
