@@ -114,17 +114,25 @@ class Examples(unittest.TestCase):
             ts.parse_shape("3,1,0.5")  # x2 moves reach powers of two only
 
         # made-up rows: the schedule 9 s against T_o's 10 s, a schedule miss, a T_o miss, both missing
-        rows = [{"T_o": 1.0, "static_s": 10.0, "shapes": {"a": 9.0}}, {"T_o": 1.0, "static_s": 10.0, "shapes": {"a": None}},
+        # (the schedule's miss ran out of budget at 16 s: 1.6x T_o's time, counted in `bounded` only)
+        rows = [{"T_o": 1.0, "static_s": 10.0, "shapes": {"a": 9.0}},
+                {"T_o": 1.0, "static_s": 10.0, "shapes": {"a": None}, "budget_s": {"a": 16.0}},
                 {"T_o": 1.0, "static_s": None, "shapes": {"a": 8.0}}, {"T_o": 1.0, "static_s": None, "shapes": {"a": None}},
                 {"T_o": None, "static_s": None, "shapes": {}}]
-        self.assertEqual(ts.ratio_over_seeds(rows, "a"), {"ratio": 0.9, "schedule_misses": 1, "static_misses": 1})
+        r = ts.ratio_over_seeds(rows, "a")
+        self.assertEqual((r["ratio"], r["schedule_misses"], r["static_misses"]), (0.9, 1, 1))
+        self.assertAlmostEqual(r["bounded"], (0.9 * 1.6) ** 0.5)
         # the recipe: the shape where scheduled, T_o (ratio 1) elsewhere
-        made_up = [{"scheduled": True, "ratios": {"2,1,0.5": {"ratio": 0.8, "schedule_misses": 0, "static_misses": 0}}},
-                   {"scheduled": False, "ratios": {"2,1,0.5": {"ratio": 1.25, "schedule_misses": 0, "static_misses": 0}}}]
+        made_up = [{"scheduled": True, "ratios": {"2,1,0.5": {"ratio": 0.8, "bounded": 0.9, "schedule_misses": 1, "static_misses": 0}}},
+                   {"scheduled": False, "ratios": {"2,1,0.5": {"ratio": 1.25, "bounded": 1.25, "schedule_misses": 0, "static_misses": 0}}}]
         summary = ts.summarize(made_up, [(2.0, 1.0, 0.5)])
         self.assertAlmostEqual(summary["2,1,0.5 scheduled"]["ratio"], 0.8)
+        self.assertAlmostEqual(summary["2,1,0.5 scheduled"]["bounded"]["ratio"], 0.9)
+        self.assertEqual(summary["2,1,0.5 scheduled"]["schedule_misses"], 1)
         self.assertAlmostEqual(summary["2,1,0.5 static"]["ratio"], 1.25)
         self.assertAlmostEqual(summary["recipe"]["ratio"], 0.8 ** 0.5)
+        self.assertAlmostEqual(summary["recipe"]["bounded"]["ratio"], 0.9 ** 0.5)
+        self.assertEqual(summary["recipe"]["schedule_misses"], 1)  # the scheduled cluster's only
 
         task = os.path.join(t.SOURCE_DIR, "configs", "python_task.yaml")
         seeds = [1, 2, 3]

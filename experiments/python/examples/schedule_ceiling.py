@@ -52,10 +52,9 @@ def make_env(experiment, start_multiple):
                                 eval_every_reference_rounds=0, max_reference_epochs=0)
 
 
-def episode(env, seed, moves_after=0, switch_s=math.inf, final_barrier=False):
-    """Time (simulated s) to the target, or None on a miss (and T at the end, with final_barrier);
-    T held, or moved by `moves_after` x2 moves (negative: down), one a round, from the first
-    decision at or after switch_s."""
+def run_to_end(env, seed, moves_after=0, switch_s=math.inf):
+    """The last step's info of an episode with T held, or moved by `moves_after` x2 moves
+    (negative: down), one a round, from the first decision at or after switch_s."""
     obs, info = env.reset(seed=seed)
     left, done = abs(moves_after), False
     while not done:
@@ -64,6 +63,13 @@ def episode(env, seed, moves_after=0, switch_s=math.inf, final_barrier=False):
             action, left = (INCREASE if moves_after > 0 else DECREASE), left - 1
         obs, reward, terminated, truncated, info = env.step(action)
         done = terminated or truncated
+    return info
+
+
+def episode(env, seed, moves_after=0, switch_s=math.inf, final_barrier=False):
+    """Time (simulated s) to the target of run_to_end's episode, or None on a miss (and T at the
+    end, with final_barrier)."""
+    info = run_to_end(env, seed, moves_after, switch_s)
     time = info["clock_ms"] / 1000.0 if info["reached_target"] else None
     return (time, info["barrier_ms"]) if final_barrier else time
 
