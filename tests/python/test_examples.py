@@ -112,6 +112,9 @@ class Examples(unittest.TestCase):
         self.assertEqual(ts.parse_shape("2,0.5,0.25"), (2.0, 0.5, 0.25))
         with self.assertRaises(ValueError):
             ts.parse_shape("3,1,0.5")  # x2 moves reach powers of two only
+        self.assertEqual(ts.t_975(2), 4.303)
+        self.assertAlmostEqual(ts.t_975(42), 2.018, places=3)  # past the table: 43 clusters
+        self.assertAlmostEqual(ts.t_975(120), 1.980, places=3)
 
         # made-up rows: the schedule 9 s against T_o's 10 s, a schedule miss, a T_o miss, both missing
         # (the schedule's miss ran out of budget at 16 s: 1.6x T_o's time, counted in `bounded` only)

@@ -42,6 +42,15 @@ T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 
          29: 2.045, 30: 2.042}
 
 
+def t_975(df):
+    """Student's t 0.975 quantile: the table up to 30 degrees of freedom, beyond it the normal
+    quantile with its first two corrections in 1/df (Abramowitz & Stegun 26.7.5; 2.018 at 42)."""
+    if df in T_975:
+        return T_975[df]
+    z = 1.959964
+    return z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2)
+
+
 def parse_shape(text):
     """'KA,KB,FRACTION' with KA and KB powers of two (the schedule moves x2 a round)."""
     ka, kb, fraction = (float(x) for x in text.split(","))
@@ -71,7 +80,7 @@ def mean_interval(logs):
     m = float(logs.mean())
     if len(logs) < 2:
         return math.exp(m), math.nan, math.nan
-    h = T_975.get(len(logs) - 1, 1.96) * float(logs.std(ddof=1)) / math.sqrt(len(logs))
+    h = t_975(len(logs) - 1) * float(logs.std(ddof=1)) / math.sqrt(len(logs))
     return math.exp(m), math.exp(m - h), math.exp(m + h)
 
 
