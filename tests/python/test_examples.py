@@ -8,6 +8,7 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 import numpy as np
@@ -159,6 +160,37 @@ class Examples(unittest.TestCase):
         below = example("tuned_schedule.py", task, "--seeds", "1,2", "--threshold", "1e9")
         self.assertFalse(below["results"][0]["scheduled"])
         self.assertEqual(below["summary"]["recipe"]["ratio"], 1.0)
+
+    def test_tuned_schedule_judges_another_workload_on_the_same_clusters(self):
+        spec = importlib.util.spec_from_file_location("tuned_schedule", os.path.join(EXAMPLES, "tuned_schedule.py"))
+        ts = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(ts)
+        task = os.path.join(t.SOURCE_DIR, "configs", "python_task.yaml")
+        with tempfile.TemporaryDirectory() as directory:
+            copy = ts.with_workload(task, directory, epochs=1, target=1.0)
+            with open(task) as f, open(copy) as g:
+                before, after = f.read(), g.read()
+            self.assertIn("within 4 epochs", after)  # comments left alone
+            self.assertIn("epochs: 1, target_accuracy: 1}", after)  # the flow-style mapping, edited in place
+            self.assertEqual(before.replace("epochs: 4, target_accuracy: 0.9}", "epochs: 1, target_accuracy: 1}"), after)
+            end = ts.run_to_end(ts.make_env(copy, 1.0), 1)
+            self.assertEqual((end["epoch"], end["reached_target"]), (1, False))  # the copy's budget, its target out of reach
+            bare = os.path.join(directory, "bare.yaml")
+            with open(bare, "w") as f:
+                f.write(before.replace("epochs: 4, ", ""))
+            with self.assertRaises(ValueError):
+                ts.with_workload(bare, directory, epochs=2)
+        # a lower target on the same seeds: every run is the same run until it stops earlier
+        default = example("tuned_schedule.py", task, "--seeds", "1,2", "--threshold", "1e9")
+        lower = example("tuned_schedule.py", task, "--seeds", "1,2", "--threshold", "1e9", "--target", "0.6")
+        self.assertEqual(lower["workload"], {"epochs": None, "target_accuracy": 0.6})
+        times = lambda out: {(s["c"], k): v for s in out["results"][0]["static"] for k, v in s["times"].items()}  # noqa: E731
+        at_default, at_lower = times(default), times(lower)
+        for key, time in at_default.items():
+            if time is not None and key in at_lower:
+                self.assertIsNotNone(at_lower[key])
+                self.assertLessEqual(at_lower[key], time)
+        self.assertTrue(any(at_lower.get(k) is not None and at_lower[k] < v for k, v in at_default.items() if v is not None))
 
 
 if __name__ == "__main__":

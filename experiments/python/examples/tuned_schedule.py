@@ -8,7 +8,8 @@ split by all-reduce cost after the fact on one suite; this script judges both on
 
 usage (from the repository root, after scripts/install.sh):
   PYTHONPATH=build/python python3 experiments/python/examples/tuned_schedule.py EXPERIMENT.yaml [...] \
-      [--seeds 1,2,3,4] [--shape 2,1,0.5] [--also 1,0.5,0.5;2,0.5,0.5] [--threshold 4] [--json]
+      [--seeds 1,2,3,4] [--shape 2,1,0.5] [--also 1,0.5,0.5;2,0.5,0.5] [--threshold 4] \
+      [--epochs N] [--target ACCURACY] [--json]
 
 For each EXPERIMENT (a cluster and workload, as configs/heldout_thirteenth/drawn-40001.yaml) and
 each seed s judged: T_o is the static T = c x T* (schedule_ceiling.py's sweep) with the lowest mean
@@ -21,12 +22,16 @@ ratio (geometric mean over the seeds); then the geometric means over the cluster
 intervals, for the clusters at or above the threshold, those below it, and the recipe over all.
 A miss on the seed judged is counted, not averaged: the schedule's (it missed, T_o did not) or T_o's;
 where the schedule missed, the means are also given with its time taken at the budget's end.
+--epochs and --target judge another workload on the same clusters: each experiment is run from a
+copy whose training.epochs (the budget) and training.target_accuracy are replaced.
 """
 import argparse
 import json
 import math
 import os
+import re
 import sys
+import tempfile
 
 import numpy as np
 
@@ -64,6 +69,30 @@ def parse_shape(text):
 
 def shape_label(shape):
     return "{:g},{:g},{:g}".format(*shape)
+
+
+def with_workload(experiment, directory, epochs=None, target=None):
+    """A copy of the experiment file in `directory` with training.epochs and/or
+    training.target_accuracy replaced (block or flow style; comments left alone); the path of the
+    copy. Each key replaced must appear exactly once outside comments, or ValueError names the file."""
+    with open(experiment) as f:
+        lines = f.read().split("\n")
+    for key, value in (("epochs", epochs), ("target_accuracy", target)):
+        if value is None:
+            continue
+        pattern = re.compile(r"(?<![\w-])" + key + r":\s*[0-9.eE+-]+")
+        found = 0
+        for i, line in enumerate(lines):
+            code, hash_, comment = line.partition("#")
+            code, n = pattern.subn(f"{key}: {value:g}", code)
+            found += n
+            lines[i] = code + hash_ + comment
+        if found != 1:
+            raise ValueError(f"{experiment}: training.{key} appears {found} times, expected once")
+    path = os.path.join(directory, os.path.basename(experiment))
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+    return path
 
 
 def comm_in_slowest_steps(env, seed):
@@ -178,17 +207,30 @@ def main():
     parser.add_argument("--shape", default="2,1,0.5", help="KA,KB,FRACTION of the recipe (KA, KB powers of two)")
     parser.add_argument("--also", default="", help="more shapes, reported only: KA,KB,FRACTION;...")
     parser.add_argument("--threshold", type=float, default=4.0, help="schedule where the all-reduce costs this many slowest steps")
+    parser.add_argument("--epochs", type=int, help="replace each experiment's training.epochs (its budget)")
+    parser.add_argument("--target", type=float, help="replace each experiment's training.target_accuracy")
     parser.add_argument("--json", action="store_true", help="end with a line of JSON (the tests read it)")
     args = parser.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]
     if len(seeds) < 2:
         parser.error("--seeds: at least two (T_o is tuned on the seeds not judged)")
+    if args.epochs is not None and args.epochs < 1:
+        parser.error("--epochs: at least 1")
+    if args.target is not None and not 0 < args.target <= 1:
+        parser.error("--target: an accuracy in (0, 1]")
     try:
         shapes = [parse_shape(args.shape)] + [parse_shape(x) for x in args.also.split(";") if x.strip()]
     except ValueError as e:
         parser.error(str(e))
     orchestra.set_threads(1)
-    results = [run_cluster(os.path.abspath(e), seeds, shapes, args.threshold) for e in args.experiments]
+    with tempfile.TemporaryDirectory(prefix="tuned_schedule-") as directory:
+        try:
+            experiments = [os.path.abspath(e) if args.epochs is None and args.target is None
+                           else with_workload(os.path.abspath(e), directory, args.epochs, args.target)
+                           for e in args.experiments]
+        except (OSError, ValueError) as e:
+            parser.error(str(e))
+        results = [run_cluster(e, seeds, shapes, args.threshold) for e in experiments]
     summary = summarize(results, shapes)
     for key, v in summary.items():
         misses = v.get("schedule_misses", 0)
@@ -197,7 +239,8 @@ def main():
               (f"; schedule misses {misses}, taken at the budget's end {v['bounded']['ratio']:.3f}x "
                f"({v['bounded']['low']:.3f}-{v['bounded']['high']:.3f}x)" if misses else ""))
     if args.json:
-        print(json.dumps({"results": results, "summary": summary}))
+        print(json.dumps({"results": results, "summary": summary,
+                          "workload": {"epochs": args.epochs, "target_accuracy": args.target}}))
 
 
 if __name__ == "__main__":
