@@ -180,9 +180,15 @@ class Examples(unittest.TestCase):
                 f.write(before.replace("epochs: 4, ", ""))
             with self.assertRaises(ValueError):
                 ts.with_workload(bare, directory, epochs=2)
-        # a lower target on the same seeds: every run is the same run until it stops earlier
-        default = example("tuned_schedule.py", task, "--seeds", "1,2", "--threshold", "1e9")
-        lower = example("tuned_schedule.py", task, "--seeds", "1,2", "--threshold", "1e9", "--target", "0.6")
+            # a second experiment of the same name (another suite's): its copy must not replace the first's
+            os.mkdir(os.path.join(directory, "other"))
+            namesake = os.path.join(directory, "other", "python_task.yaml")
+            with open(namesake, "w") as f:
+                f.write(before.replace("bandwidth_gbps: 1,", "bandwidth_gbps: 0.25,"))
+            # a lower target on the same seeds: every run is the same run until it stops earlier
+            default = example("tuned_schedule.py", task, "--seeds", "1,2", "--threshold", "1e9")
+            lower = example("tuned_schedule.py", task, namesake, "--seeds", "1,2", "--threshold", "1e9", "--target", "0.6")
+        self.assertNotEqual(lower["results"][0]["static"], lower["results"][1]["static"])  # each ran its own copy
         self.assertEqual(lower["workload"], {"epochs": None, "target_accuracy": 0.6})
         times = lambda out: {(s["c"], k): v for s in out["results"][0]["static"] for k, v in s["times"].items()}  # noqa: E731
         at_default, at_lower = times(default), times(lower)

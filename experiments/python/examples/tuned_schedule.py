@@ -224,9 +224,9 @@ def main():
         parser.error(str(e))
     orchestra.set_threads(1)
     with tempfile.TemporaryDirectory(prefix="tuned_schedule-") as directory:
-        try:
+        try:  # a folder per copy: experiments of one name from two suites stay apart
             experiments = [os.path.abspath(e) if args.epochs is None and args.target is None
-                           else with_workload(os.path.abspath(e), directory, args.epochs, args.target)
+                           else with_workload(os.path.abspath(e), tempfile.mkdtemp(dir=directory), args.epochs, args.target)
                            for e in args.experiments]
         except (OSError, ValueError) as e:
             parser.error(str(e))
