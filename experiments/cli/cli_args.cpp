@@ -102,4 +102,18 @@ std::vector<double> parse_non_negative_list(const std::string& flag, const std::
   return parse_number_list(flag, value, /*zero_allowed=*/true);
 }
 
+bool read_workload_flag(ArgCursor& arg, WorkloadChange& change) {
+  if (arg.is("--epochs")) {
+    change.epochs = static_cast<int>(arg.integer(1, 1000000));
+  } else if (arg.is("--target")) {
+    // An accuracy of 0 is reached before the first round: no time to target to judge.
+    const double target = arg.number(0, 1);
+    if (!(target > 0)) throw UsageError("--target: expected an accuracy in (0, 1], got '0'");
+    change.target_accuracy = target;
+  } else {
+    return false;
+  }
+  return true;
+}
+
 }  // namespace experiments

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "experiments/cli/commands.hpp"
+#include "experiments/config/workload_change.hpp"
 
 namespace experiments {
 
@@ -48,6 +49,10 @@ std::vector<std::uint64_t> parse_seed_list(const std::string& flag, const std::s
 std::vector<double> parse_positive_list(const std::string& flag, const std::string& value);
 // The same with numbers >= 0 ("0,0.003,0.006").
 std::vector<double> parse_non_negative_list(const std::string& flag, const std::string& value);
+
+// --epochs N (1 ... 1,000,000) or --target A (0 < A <= 1) into `change`: true if the current
+// argument was one of them (its value consumed), UsageError naming the flag for a bad value.
+bool read_workload_flag(ArgCursor& arg, WorkloadChange& change);
 
 // `value` of `flag` as one of a typed enum's spellings; UsageError "--model: expected mlp, cnn or
 // resnet, got 'x'" otherwise.

@@ -11,7 +11,7 @@
 namespace experiments {
 namespace {
 
-const char* kEvaluateHelp = R"(usage: orchestra evaluate POLICY.pt... CONFIG... [--seeds LIST] [--sweep N | --sweep-ms LIST] [--also ENTRY]... [--out DIR] [--jobs N] [--plot] [--overwrite] [--quiet]
+const char* kEvaluateHelp = R"(usage: orchestra evaluate POLICY.pt... CONFIG... [--seeds LIST] [--sweep N | --sweep-ms LIST] [--also ENTRY]... [--epochs N] [--target A] [--out DIR] [--jobs N] [--plot] [--overwrite] [--quiet]
        orchestra evaluate POLICY.pt... --baselines-from EARLIER [--also ENTRY]... [--out DIR] [--jobs N] [--plot] [--quiet]
 
 Judges trained barrier policies on cluster configs: on each config and seed it runs every policy
@@ -35,6 +35,10 @@ Results of every run are kept in DIR/<cluster>/seed-<N>/<controller>/.
   --also ENTRY    one more controller judged beside the policies, as a YAML policy entry, e.g.
                   '{name: fixed-t, label: t-is-comm, T_x_comm: 1}' (T = the all-reduce time) or
                   dsgd; a fixed-t without interval: gets the first policy's, as the sweep does
+  --epochs N      every config's training.epochs replaced by N (the budget a run that misses ends at)
+  --target A      every config's training.target_accuracy replaced by A (0 < A <= 1): the same
+                  clusters judged to another target, e.g. near the model's plateau; each
+                  DIR/<cluster>/evaluate.yaml records the workload that ran
   --out DIR       where to write (default results/evaluate)
   --jobs N        seeds run at once in separate processes (default 1; same files)
   --baselines-from EARLIER
@@ -42,7 +46,8 @@ Results of every run are kept in DIR/<cluster>/seed-<N>/<controller>/.
                   the policies (and --also entries) run; orchestra-lcm's, the random
                   controller's and the sweep's runs are copied from EARLIER (their summary.json
                   gains copied_from). The earlier sweep must have used the first policy's move
-                  and decision interval. The tables are those a full evaluation would write
+                  and decision interval; the policies run on its workload (no --epochs, --target).
+                  The tables are those a full evaluation would write
   --plot          DIR/plots/evaluation.png (each controller over the oracle, per cluster) and
                   barrier_vs_oracle.png (the first policy's T against the oracle's T), with SVGs
   --overwrite     DIR holds another evaluation's or experiment's results: remove them (only
@@ -53,6 +58,7 @@ Results of every run are kept in DIR/<cluster>/seed-<N>/<controller>/.
 example:
   orchestra evaluate pretrained/orchestra-a3c.pt configs/heldout/*.yaml --seeds 1-3 --jobs 2
   orchestra evaluate runs/*/policy.pt --baselines-from results/evaluate --out results/candidates
+  orchestra evaluate pretrained/orchestra-a3c.pt configs/heldout/*.yaml --epochs 10 --target 0.86 --out results/plateau
 )";
 
 bool ends_with(const std::string& s, const std::string& tail) {
@@ -102,6 +108,8 @@ int command_evaluate(const Args& args) {
       options.jobs = static_cast<int>(arg.integer(1, 256));
     } else if (a == "--also") {
       options.also.push_back(arg.value());
+    } else if (read_workload_flag(arg, options.workload)) {
+      // --epochs, --target
     } else if (a == "--baselines-from") {
       options.baselines_from = arg.value();
     } else if (a == "--quiet") {

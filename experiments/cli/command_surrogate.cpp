@@ -72,7 +72,7 @@ at microseconds per round (README, "The surrogate of training").
       --steps-gains LIST  the accuracy's gain per ln(1 + a round's local steps) to try with each
                      scale, comma-separated (default 0: the fit's accuracy map; e.g. 0,0.003,0.006)
       --steps-reference S  the round steps up to which the gain adds nothing (default 8)
-      --seeds LIST, --jobs N, --policy P.pt   as for fidelity
+      --seeds LIST, --jobs N, --policy P.pt, --epochs N, --target A   as for fidelity
       --work DIR     one fidelity folder per scale (default results/surrogate-calibration)
       --out FILE     (default surrogate-calibrated.json)
 
@@ -86,7 +86,10 @@ at microseconds per round (README, "The surrogate of training").
       --policy P.pt  the policy judged beside the sweep; its move and interval set the sweep's
                      (default pretrained/orchestra-a3c.pt)
       --real DIR     an earlier real evaluation of the same configs and seeds, reused;
-                     repeatable (e.g. one folder per set of configs)
+                     repeatable (e.g. one folder per set of configs); it must have run on the
+                     workload judged here (its evaluate.yaml's epochs and target)
+      --epochs N, --target A   every config's training.epochs / target_accuracy replaced, on
+                     both sides (as for orchestra evaluate)
       --out DIR      (default results/surrogate-fidelity)
 
 examples:
@@ -206,7 +209,7 @@ int surrogate_fit(ArgCursor& arg) {
 }
 
 // The arguments `fidelity` and `calibrate` share: the sweep's seeds, processes and policy, the real
-// evaluations reused, quiet, then SURROGATE.json and the CONFIGs. False for any other option.
+// evaluations reused, quiet, the workload changed, then SURROGATE.json and the CONFIGs. False for any other option.
 bool read_fidelity_argument(ArgCursor& arg, FidelityRunOptions& options) {
   const std::string& a = arg.arg();
   if (a == "--seeds") {
@@ -219,6 +222,8 @@ bool read_fidelity_argument(ArgCursor& arg, FidelityRunOptions& options) {
     options.real_from.push_back(arg.value());
   } else if (a == "--quiet") {
     options.quiet = true;
+  } else if (read_workload_flag(arg, options.workload)) {
+    // --epochs, --target
   } else if (arg.is_option()) {
     return false;
   } else if (options.surrogate.empty()) {

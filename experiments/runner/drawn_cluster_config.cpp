@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <sstream>
 
 #include "common/errors.hpp"
+#include "common/number_text.hpp"
 #include "env/train/dataset.hpp"
 #include "experiments/config/config.hpp"
 
@@ -16,11 +16,7 @@ namespace experiments {
 namespace {
 
 // The shortest text that reads back to the same double.
-std::string number(double v) {
-  char buf[64];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  return ec == std::errc() ? std::string(buf, end) : std::to_string(v);
-}
+std::string number(double v) { return common::shortest_number_text(v); }
 
 std::string coefficients(const std::vector<double>& c) {
   std::string out = "[";

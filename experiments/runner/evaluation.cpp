@@ -21,6 +21,7 @@
 #include "common/atomic_file.hpp"
 #include "common/errors.hpp"
 #include "common/names.hpp"
+#include "common/number_text.hpp"
 #include "experiments/analysis/plots.hpp"
 #include "experiments/registry/policy_registry.hpp"
 #include "experiments/results/results_folder.hpp"
@@ -127,6 +128,8 @@ YAML::Node evaluation_config(const std::string& path, const EvaluateOptions& opt
   YAML::Node root = YAML::LoadFile(path);
   root["name"] = cluster_name(path);
   root["training"]["stop_at_target"] = true;
+  if (options.workload.epochs) root["training"]["epochs"] = *options.workload.epochs;
+  if (options.workload.target_accuracy) root["training"]["target_accuracy"] = common::shortest_number_text(*options.workload.target_accuracy);
   YAML::Node seeds(YAML::NodeType::Sequence);
   for (std::uint64_t s : options.seeds) seeds.push_back(s);
   root["seeds"] = seeds;
@@ -402,6 +405,9 @@ EvaluationResult run_evaluation(const EvaluateOptions& options) {
   if (options.policies.empty()) throw common::UsageError("evaluate needs at least one policy file (POLICY.pt)");
   if (options.configs.empty() && options.baselines_from.empty())
     throw common::UsageError("evaluate needs at least one cluster config (CONFIG.yaml) or --baselines-from DIR");
+  // The baselines copied ran on the earlier evaluation's workload: the policies must run on it too.
+  if (!options.baselines_from.empty() && !options.workload.empty())
+    throw common::UsageError("--baselines-from runs the policies on " + options.baselines_from + "'s workload: drop --epochs and --target");
   std::vector<agents::PolicyControl> controls;
   for (const auto& path : options.policies) controls.push_back(agents::A3cPolicy::load(path).control());  // DataError naming the file
   // The baselines run in one environment: the first policy's model average.

@@ -3,9 +3,10 @@
 // seed, then the judgement of analysis/controller_evaluation.hpp.
 //
 // Per cluster config the experiment's own workload (data, model, training, budget) and cluster are
-// kept and its policies replaced by the evaluation's, written as DIR/<cluster>/evaluate.yaml and
-// run with `orchestra run --seeds` (seed_runs.hpp: DIR/<cluster>/seed-<N>/<controller>/). Every run
-// stops at the target (training.stop_at_target), since only the time to it is judged.
+// kept, its epochs and target replaced where the options say, and its policies replaced by the
+// evaluation's, written as DIR/<cluster>/evaluate.yaml and run with `orchestra run --seeds`
+// (seed_runs.hpp: DIR/<cluster>/seed-<N>/<controller>/). Every run stops at the target
+// (training.stop_at_target), since only the time to it is judged.
 //
 // The sweep: `sweep_points` values of T, log-spaced from the slowest worker's batch time (every
 // worker takes at least one step) to 64 times it (every worker at the controller's step cap), from
@@ -20,6 +21,7 @@
 
 #include "experiments/analysis/controller_evaluation.hpp"
 #include "experiments/config/config.hpp"
+#include "experiments/config/workload_change.hpp"
 
 namespace experiments {
 
@@ -42,6 +44,8 @@ struct EvaluateOptions {
   // "{name: fixed-t, label: t-is-comm, T_x_comm: 1}"; a fixed-t without interval: gets the first
   // policy's decision interval, as the sweep does. With baselines_from they run too.
   std::vector<std::string> also;
+  // Every config's epochs and target replaced (evaluate.yaml records what ran).
+  WorkloadChange workload;
 };
 
 struct EvaluationResult {

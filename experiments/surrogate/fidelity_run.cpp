@@ -1,5 +1,6 @@
 #include "experiments/surrogate/fidelity_run.hpp"
 
+#include <cstdio>
 #include <filesystem>
 #include <yaml-cpp/yaml.h>
 
@@ -26,6 +27,33 @@ std::string surrogate_variant(const std::string& config_path, const std::string&
   return "# " + config_path + " on the surrogate of training (orchestra surrogate fidelity)\n" + std::string(out.c_str()) + "\n";
 }
 
+namespace {
+
+std::string workload_text(const Budget& budget) {
+  char text[96];
+  std::snprintf(text, sizeof text, "a target of %g within %d epoch%s", budget.target_accuracy, budget.epochs, budget.epochs == 1 ? "" : "s");
+  return text;
+}
+
+// A reused real evaluation of `config` (its <cluster>/evaluate.yaml, where it has one) ran on the
+// workload the surrogate's runs of it will: the same epochs and target.
+void check_real_workload(const std::vector<std::string>& real_dirs, const std::string& config, const ExperimentConfig& variant,
+                         const WorkloadChange& change) {
+  Budget expected = variant.budget;
+  if (change.epochs) expected.epochs = *change.epochs;
+  if (change.target_accuracy) expected.target_accuracy = *change.target_accuracy;
+  for (const auto& dir : real_dirs) {
+    const fs::path ran = fs::path(dir) / fs::path(config).stem() / "evaluate.yaml";
+    if (!fs::exists(ran)) continue;
+    const Budget real = load_config(ran.string()).budget;
+    if (real.epochs != expected.epochs || real.target_accuracy != expected.target_accuracy)
+      throw common::DataError(ran.string() + ": the real runs went to " + workload_text(real) + ", the surrogate's of " + config +
+                              " would go to " + workload_text(expected) + ": give --epochs and --target as the real evaluation ran");
+  }
+}
+
+}  // namespace
+
 FidelityRunResult run_surrogate_fidelity(const FidelityRunOptions& options) {
   if (options.configs.empty()) throw common::UsageError("fidelity needs at least one CONFIG");
   env::read_surrogate(options.surrogate);  // a bad file stops here, before any run
@@ -39,7 +67,7 @@ FidelityRunResult run_surrogate_fidelity(const FidelityRunOptions& options) {
   for (const auto& config : options.configs) {
     const fs::path path = variants / fs::path(config).filename();
     const std::string text = surrogate_variant(config, options.surrogate);
-    parse_config(text, path.string());
+    check_real_workload(options.real_from, config, parse_config(text, path.string()), options.workload);
     common::write_file_atomic(path.string(), text);
     variant_paths.push_back(path.string());
   }
@@ -48,6 +76,7 @@ FidelityRunResult run_surrogate_fidelity(const FidelityRunOptions& options) {
   evaluate.seeds = options.seeds;
   evaluate.jobs = options.jobs;
   evaluate.quiet = options.quiet;
+  evaluate.workload = options.workload;
   result.real_dirs = options.real_from;
   if (options.real_from.empty()) {
     evaluate.configs = options.configs;

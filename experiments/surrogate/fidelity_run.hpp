@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "experiments/config/workload_change.hpp"
 #include "experiments/surrogate/surrogate_fidelity.hpp"
 
 namespace experiments {
@@ -21,6 +22,7 @@ struct FidelityRunOptions {
   // Earlier real evaluations of these configs (`orchestra evaluate --out` folders, e.g. one for
   // each set of configs): reused, not rerun; empty: the real evaluation runs here.
   std::vector<std::string> real_from;
+  WorkloadChange workload;               // every config's epochs and target replaced, on both sides
   int jobs = 1;
   bool quiet = false;
 };
@@ -32,7 +34,9 @@ struct FidelityRunResult {
   std::vector<std::string> files;        // fidelity.md, fidelity.csv
 };
 
-// Throws common::ConfigError / DataError before anything runs for a bad surrogate or config.
+// Throws common::ConfigError / DataError before anything runs for a bad surrogate or config, and
+// for a reused real evaluation that ran a config's cluster on another workload (epochs or target)
+// than the surrogate's runs would: times to two targets compared would pass for a fidelity.
 FidelityRunResult run_surrogate_fidelity(const FidelityRunOptions& options);
 
 // `config_path`'s YAML with runtime.training: surrogate and runtime.surrogate: the absolute

@@ -173,6 +173,61 @@ TEST_CASE("orchestra evaluate: every controller per seed, the oracle and the rat
   CHECK(bad.output.find("evaluate needs POLICY.pt and CONFIG.yaml files") != std::string::npos);
 }
 
+TEST_CASE("orchestra evaluate --epochs --target: every run on the changed workload, the baselines' times at the other target") {
+  testing::TempDir dir;
+  testing::write_text(dir / "tiny.yaml", kTiny);  // 3 epochs to 60%
+  torch::manual_seed(6);
+  agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{orchestra::StateLayout::kStateSize, {8}})).save(dir / "policy.pt");
+  const std::string base = std::string(ORCHESTRA_BINARY) + " evaluate " + (dir / "policy.pt") + " " + (dir / "tiny.yaml") + " --seeds 1 --sweep-ms 10,160 --quiet";
+  auto summary = [&](const std::string& out, const std::string& controller) {
+    return nlohmann::json::parse(testing::read_text(dir / (out + "/tiny/seed-1/" + controller + "/summary.json")));
+  };
+  const std::vector<std::string> baselines{"orchestra-lcm", "fixed-t-T_ms=10", "fixed-t-T_ms=160"};
+  const auto as_given = testing::run_command(base + " --out " + (dir / "given"));
+  REQUIRE_MESSAGE(as_given.exit_code == 0, as_given.output);
+  const auto lower = testing::run_command(base + " --epochs 2 --target 0.4 --out " + (dir / "lower"));
+  REQUIRE_MESSAGE(lower.exit_code == 0, lower.output);
+  const auto ran = experiments::load_config(dir / "lower/tiny/evaluate.yaml");
+  CHECK(ran.budget.epochs == 2);
+  CHECK(ran.budget.target_accuracy == 0.4);
+  CHECK(std::regex_search(testing::read_text(dir / "lower/tiny/evaluate.yaml"), std::regex(R"(target_accuracy: 0\.4[,}\s])")));  // as a person writes it
+  CHECK(experiments::load_config(dir / "given/tiny/evaluate.yaml").budget.target_accuracy == 0.6);
+  // A baseline's run does not depend on the target until it stops there: at 40% it stops no later
+  // than at 60%, and some earlier.
+  int earlier = 0;
+  for (const auto& controller : baselines) {
+    const auto at_60 = summary("given", controller), at_40 = summary("lower", controller);
+    CHECK(at_40["target_accuracy"] == 0.4);
+    REQUIRE_MESSAGE(at_40["reached_target"] == true, controller);
+    if (at_60["reached_target"] == true) {
+      CHECK(at_40["time_to_target_s"].get<double>() <= at_60["time_to_target_s"].get<double>());
+      earlier += at_40["time_to_target_s"].get<double>() < at_60["time_to_target_s"].get<double>();
+    }
+  }
+  CHECK(earlier > 0);
+  // One epoch to an accuracy the model never reaches: every run misses and ends after one epoch.
+  const auto budget = testing::run_command(base + " --epochs 1 --target 0.99 --out " + (dir / "budget"));
+  REQUIRE_MESSAGE(budget.exit_code == 0, budget.output);
+  for (const auto& controller : baselines) {
+    CHECK(summary("budget", controller)["reached_target"] == false);
+    CHECK(summary("budget", controller)["epochs"] == 1);
+  }
+  // Bad values, and a workload with --baselines-from (whose baselines ran on theirs): one line each.
+  for (const auto& [flags, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--target 0", "--target: expected an accuracy in (0, 1], got '0'"},
+           {"--target 1.5", "--target: expected a number in [0, 1], got '1.5'"},
+           {"--epochs 0", "--epochs: expected an integer in [1, 1000000], got '0'"}}) {
+    const auto bad = testing::run_command(base + " " + flags + " --out " + (dir / "bad"));
+    CHECK_MESSAGE(bad.exit_code == 2, flags);
+    CHECK_MESSAGE(bad.output.find(message) != std::string::npos, bad.output);
+  }
+  const auto mixed = testing::run_command(std::string(ORCHESTRA_BINARY) + " evaluate " + (dir / "policy.pt") + " --baselines-from " + (dir / "given") +
+                                          " --target 0.5 --quiet --out " + (dir / "bad"));
+  CHECK(mixed.exit_code == 2);
+  CHECK(mixed.output.find("given's workload: drop --epochs and --target") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "bad"));
+}
+
 TEST_CASE("orchestra evaluate 2>&1 | cat: a progress line per cluster, then the end, on stderr") {
   testing::TempDir dir;
   testing::write_text(dir / "box_a.yaml", kTiny);

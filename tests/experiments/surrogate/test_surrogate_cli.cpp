@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "env/surrogate/surrogate_file.hpp"
+#include "experiments/config/config.hpp"
 #include "test_helpers.hpp"
 
 namespace {
@@ -164,5 +165,36 @@ TEST_CASE("orchestra surrogate calibrate: real sweep once, one fidelity per drif
   const auto missing = testing::run_command(base + " --real " + (dir / "nowhere") + " --out " + (dir / "bad.json"));
   CHECK(missing.exit_code != 0);
   CHECK(missing.output.find("nowhere: no such folder") != std::string::npos);
+  // A real evaluation reused on another workload than the surrogate's runs would have: times to
+  // two targets are not a fidelity.
+  const auto other_target = testing::run_command(base + " --scales 1 --target 0.4 --real " + (dir / "work/scale-1/real") + " --out " + (dir / "bad.json"));
+  CHECK(other_target.exit_code != 0);
+  CHECK(other_target.output.find("scale-1/real/task/evaluate.yaml: the real runs went to a target of 0.5 within 2 epochs, the surrogate's of " +
+                                 (dir / "task.yaml") + " would go to a target of 0.4 within 2 epochs") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir / "bad.json"));
+}
+
+TEST_CASE("orchestra surrogate fidelity --epochs --target: real and surrogate runs on the changed workload, and a real evaluation reused on it") {
+  testing::TempDir dir;
+  fit_tiny_surrogate(dir);
+  const std::string shipped = std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/orchestra-a3c.pt";
+  const std::string base = kBinary + " surrogate fidelity " + (dir / "s.json") + " " + (dir / "task.yaml") + " --seeds 1 --policy " + shipped + " --quiet";
+  const auto run = testing::run_command(base + " --epochs 1 --target 0.3 --out " + (dir / "f"));
+  REQUIRE_MESSAGE(run.exit_code == 0, run.output);
+  for (const char* side : {"f/real/task/evaluate.yaml", "f/surrogate/task/evaluate.yaml"}) {
+    const auto ran = experiments::load_config(dir / side);
+    CHECK_MESSAGE(ran.budget.epochs == 1, side);
+    CHECK_MESSAGE(ran.budget.target_accuracy == 0.3, side);
+  }
+  const auto lcm = nlohmann::json::parse(testing::read_text(dir / "f/real/task/seed-1/orchestra-lcm/summary.json"));
+  CHECK(lcm["epochs"].get<double>() <= 1);
+  // The same real evaluation reused with the same flags: the same comparison.
+  const auto reused = testing::run_command(base + " --epochs 1 --target 0.3 --real " + (dir / "f/real") + " --out " + (dir / "g"));
+  REQUIRE_MESSAGE(reused.exit_code == 0, reused.output);
+  CHECK(testing::read_text(dir / "g/fidelity.csv") == testing::read_text(dir / "f/fidelity.csv"));
+  // ... and without them, refused: the config's own workload is not what ran.
+  const auto refused = testing::run_command(base + " --real " + (dir / "f/real") + " --out " + (dir / "h"));
+  CHECK(refused.exit_code != 0);
+  CHECK(refused.output.find("the real runs went to a target of 0.3 within 1 epoch") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "h/fidelity.csv"));
 }
