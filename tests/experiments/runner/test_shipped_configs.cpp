@@ -434,3 +434,33 @@ TEST_CASE("configs/a3c_surrogate_tcap.yaml: the f4 recipe with the anchor capped
   CHECK(tcap.a3c.seed == f4.a3c.seed);
   CHECK(tcap.a3c.total_updates == f4.a3c.total_updates);
 }
+
+TEST_CASE("configs/a3c_surrogate_plateau.yaml: the f4 recipe on the task at 86% within 10 epochs, its episodes as long as the budget, nothing else changed") {
+  const auto f4 = shipped_recipe("a3c_surrogate_f4.yaml");
+  const auto plateau = shipped_recipe("a3c_surrogate_plateau.yaml");
+  REQUIRE(plateau.experiments.size() == 1);
+  REQUIRE(f4.experiments.size() == 1);
+  // Its task is the controller task with the two keys changed (and its name).
+  const auto task = experiments::load_config(f4.experiments.front());
+  const auto task_plateau = experiments::load_config(plateau.experiments.front());
+  CHECK(task_plateau.budget.epochs == 10);
+  CHECK(task_plateau.budget.target_accuracy == 0.86);
+  nlohmann::json resolved = task_plateau.resolved;
+  resolved["training"]["epochs"] = task.budget.epochs;
+  resolved["training"]["target_accuracy"] = task.budget.target_accuracy;
+  resolved["name"] = task.resolved["name"];
+  resolved["file"] = task.resolved["file"];
+  CHECK(resolved == task.resolved);
+  // The recipe: from the name: line on, the same text as f4's but for the task and the episode's cap.
+  CHECK(plateau.max_reference_epochs == 10);
+  CHECK(f4.max_reference_epochs == 3);
+  std::string body = recipe_body("a3c_surrogate_plateau.yaml", "");
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"  - controller_task_plateau.yaml\n", "  - controller_task.yaml\n"},
+           {"max_reference_epochs: 10          # the task's budget (controller_task_plateau.yaml)\n", "max_reference_epochs: 3\n"}}) {
+    const auto at = body.find(from);
+    REQUIRE_MESSAGE(at != std::string::npos, from);
+    body.replace(at, from.size(), to);
+  }
+  CHECK(body == recipe_body("a3c_surrogate_f4.yaml", ""));
+}
