@@ -209,7 +209,8 @@ int surrogate_fit(ArgCursor& arg) {
 }
 
 // The arguments `fidelity` and `calibrate` share: the sweep's seeds, processes and policy, the real
-// evaluations reused, quiet, the workload changed, then SURROGATE.json and the CONFIGs. False for any other option.
+// evaluations reused, quiet, the workload changed, then SURROGATE.json and the CONFIGs. False for
+// any other option.
 bool read_fidelity_argument(ArgCursor& arg, FidelityRunOptions& options) {
   const std::string& a = arg.arg();
   if (a == "--seeds") {
