@@ -1,7 +1,8 @@
-// `orchestra surrogate log|fit|calibrate|fidelity`: the surrogate of training (env/surrogate/) is
-// made from rounds of real training (log), fitted and chosen on held-out episodes (fit), its drift
-// penalty corrected on real static sweeps of validation clusters (calibrate), and judged against
-// real training on clusters it was not fitted on (fidelity).
+// `orchestra surrogate log|fit|calibrate|fidelity|hardest`: the surrogate of training (env/surrogate/)
+// is made from rounds of real training (log), fitted and chosen on held-out episodes (fit), its
+// drift penalty corrected on real static sweeps of validation clusters (calibrate), and judged
+// against real training on clusters it was not fitted on (fidelity); on it, the clusters where a
+// policy trails the best static T the most are found for the next training stage (hardest).
 #include <cstdio>
 #include <iostream>
 #include <limits>
@@ -11,6 +12,7 @@
 
 #include "experiments/cli/cli_args.hpp"
 #include "experiments/cli/commands.hpp"
+#include "experiments/runner/hardest_clusters.hpp"
 #include "experiments/runner/train_config.hpp"
 #include "common/atomic_file.hpp"
 #include "env/surrogate/surrogate_file.hpp"
@@ -28,6 +30,7 @@ const char* kSurrogateHelp = R"(usage: orchestra surrogate log TRAIN_CONFIG [--e
        orchestra surrogate fit LOG_DIR... [--out FILE] [--forms progress-noise,sample-clock] [--quiet]
        orchestra surrogate calibrate SURROGATE.json CONFIG... [--real DIR]... [--scales LIST] [--steps-gains LIST] [--out FILE] [--work DIR]
        orchestra surrogate fidelity SURROGATE.json CONFIG... [--seeds 1-3] [--jobs N] [--real DIR]... [--out DIR]
+       orchestra surrogate hardest POLICY.pt TRAIN_CONFIG [--candidates N] [--keep K] [--seed S] [--out FILE]
 
 The surrogate of training: a fitted model of how the global model's test loss and accuracy move in
 one round of local SGD, given what the round did, so that the barrier-tuning RL environment runs
@@ -91,6 +94,19 @@ at microseconds per round (README, "The surrogate of training").
       --epochs N, --target A   every config's training.epochs / target_accuracy replaced, on
                      both sides (as for orchestra evaluate)
       --out DIR      (default results/surrogate-fidelity)
+
+  hardest POLICY.pt TRAIN_CONFIG
+                     the clusters where the policy trails the best static T the most (Genet's
+                     curriculum): N clusters drawn from the training config's distribution, on
+                     each the policy (greedy, started at T*, as deployed) and a static sweep of T*
+                     times powers of two over the controller's range, on the same episode seed
+                     (the config's environment: the surrogate in seconds, real training in hours);
+                     the K with the largest time over the best static T's (the policy's misses
+                     first) go to FILE, which a training config reads as focus: {files: [FILE]}
+      --candidates N (default 256)
+      --keep K       (default 32)
+      --seed S       candidate i's episode seed is derived from (S, i) (default 1)
+      --out FILE     (default focus-clusters.json)
 
 examples:
   nice -n 5 orchestra surrogate log configs/a3c_general.yaml --episodes 200 --out results/surrogate-log
@@ -287,6 +303,53 @@ int surrogate_calibrate(ArgCursor& arg) {
   return 0;
 }
 
+int surrogate_hardest(ArgCursor& arg) {
+  std::vector<std::string> positional;
+  HardestSearchOptions options;
+  std::string out = "focus-clusters.json";
+  bool quiet = false;
+  while (arg.next()) {
+    const std::string& a = arg.arg();
+    if (arg.is_help()) {
+      std::cout << kSurrogateHelp;
+      return 0;
+    } else if (a == "--candidates") {
+      options.candidates = static_cast<int>(arg.integer(1, 1000000));
+    } else if (a == "--keep") {
+      options.keep = static_cast<int>(arg.integer(1, 1000000));
+    } else if (a == "--seed") {
+      options.seed = static_cast<std::uint64_t>(arg.integer(0, std::numeric_limits<std::int64_t>::max()));
+    } else if (a == "--out") {
+      out = arg.value();
+    } else if (a == "--quiet") {
+      quiet = true;
+    } else if (arg.is_option()) {
+      throw UsageError("hardest: unknown option " + a + "\n" + kSurrogateHelp);
+    } else {
+      positional.push_back(a);
+    }
+  }
+  if (positional.size() != 2) throw UsageError(std::string("hardest needs POLICY.pt and TRAIN_CONFIG\n") + kSurrogateHelp);
+  agents::A3cPolicy policy = agents::A3cPolicy::load(positional[0]);
+  const TrainConfig config = load_train_config(positional[1]);
+  if (!config.distribution) throw UsageError("hardest: " + positional[1] + " draws no clusters; it needs a clusters: distribution");
+  if (!(policy.control() == config.control))
+    throw UsageError("hardest: " + positional[0] + " was trained with another controller (moves, bounds or state) than " + positional[1] +
+                     "'s: search with the config it was trained with");
+  const HardestSearchResult result = find_hardest_clusters(config, std::move(policy), options);
+  write_focus_clusters(out, result, options.keep, positional[0], positional[1], options.seed);
+  std::printf("%d candidates: the policy %.3fx the best static T (geometric mean over %zu), %d missed, %d where no static T reached the target\n",
+              result.candidates, result.geomean_gap, result.clusters.size(), result.policy_misses, result.incomparable);
+  std::printf("| draw seed | workers | policy s | best static s | best T / T* | gap |\n|---:|---:|---:|---:|---:|---:|\n");
+  for (std::size_t i = 0; i < result.clusters.size() && static_cast<int>(i) < options.keep; ++i) {
+    const ClusterGap& c = result.clusters[i];
+    std::printf("| %llu | %d | %.2f%s | %.2f | %g | %.3fx |\n", static_cast<unsigned long long>(c.draw_seed), c.workers, c.policy_s,
+                c.policy_reached ? "" : " (missed)", c.best_static_s, c.best_static_x_start, c.gap);
+  }
+  if (!quiet) std::fprintf(stderr, "surrogate hardest: %s\n", out.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int command_surrogate(const Args& args) {
@@ -300,7 +363,8 @@ int command_surrogate(const Args& args) {
   if (verb == "fit") return surrogate_fit(arg);
   if (verb == "calibrate") return surrogate_calibrate(arg);
   if (verb == "fidelity") return surrogate_fidelity(arg);
-  throw UsageError("unknown surrogate command '" + verb + "' (log, fit, calibrate or fidelity)\n" + kSurrogateHelp);
+  if (verb == "hardest") return surrogate_hardest(arg);
+  throw UsageError("unknown surrogate command '" + verb + "' (log, fit, calibrate, fidelity or hardest)\n" + kSurrogateHelp);
 }
 
 }  // namespace experiments

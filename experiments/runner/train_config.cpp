@@ -1,6 +1,7 @@
 #include "experiments/runner/train_config.hpp"
 
 #include "experiments/runner/cluster_distribution_config.hpp"
+#include "experiments/runner/hardest_clusters.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -39,9 +40,34 @@ orchestra::LocalSgdBarrierEnvConfig env_config(const TrainConfig& config, const 
   c.move_cost_rounds = config.move_cost_rounds;
   c.eval_every_reference_rounds = config.eval_every_reference_rounds;
   c.exploring_start = config.exploring_start;
+  c.focus_draws = config.focus_draws;
+  c.focus_share = config.focus_share;
   c.budget.max_reference_epochs = config.max_reference_epochs;
   if (config.environment == TrainEnvironment::Surrogate) c.surrogate = config.surrogate;
   return c;
+}
+
+// focus: {files: [...], share: S}: the files' draw seeds, every file read now (errors name the
+// config's line), and only with a distribution to draw them from.
+void read_focus(common::YamlReader& top, TrainConfig& c) {
+  common::YamlReader focus = top.child("focus");
+  const std::vector<YAML::Node> files = focus.sequence("files");
+  if (files.empty()) focus.fail("files", "expected a list of focus-clusters files (orchestra surrogate hardest writes them)");
+  for (const YAML::Node& item : files) {
+    if (!item.IsScalar()) common::YamlReader::fail_at(item, c.file, "focus.files", "expected a file name");
+    std::filesystem::path p = item.Scalar();
+    if (p.is_relative()) p = std::filesystem::path(c.file).parent_path() / p;
+    try {
+      const std::vector<std::uint64_t> draws = read_focus_draws(p.lexically_normal().string());
+      c.focus_draws.insert(c.focus_draws.end(), draws.begin(), draws.end());
+    } catch (const common::DataError& e) {
+      common::YamlReader::fail_at(item, c.file, "focus.files", e.what());
+    }
+    c.focus_files.push_back(p.lexically_normal().string());
+  }
+  c.focus_share = focus.real("share", 0.5, 0.0, 1.0);
+  focus.reject_unknown_keys();
+  if (!c.distribution) top.fail("focus", "focus clusters are draws of the clusters: distribution; this config has none");
 }
 
 }  // namespace
@@ -98,6 +124,7 @@ TrainConfig load_train_config(const YAML::Node& root, const std::string& path) {
   c.max_reference_epochs = top.real("max_reference_epochs", c.max_reference_epochs, 0.0, 1e9);
   c.exploring_start = read_range(top, "exploring_start", c.exploring_start, 1e-3, 1e3);
   if (top.has("clusters")) c.distribution = read_cluster_distribution(top.child("clusters"));
+  if (top.has("focus")) read_focus(top, c);
   const YAML::Node list = top.raw("experiments");
   if (list && !list.IsNull()) {
     if (!list.IsSequence()) top.fail("experiments", "expected a list of experiment config files");
@@ -132,6 +159,11 @@ TrainConfig load_train_config(const YAML::Node& root, const std::string& path) {
   if (c.surrogate) c.training_info["training"] = "surrogate " + c.surrogate_file;  // absent: libtorch, as before
   if (c.a3c.envs_per_agent > 1) c.training_info["envs_per_agent"] = std::to_string(c.a3c.envs_per_agent);
   if (c.merge_episodes) c.training_info["merge_episodes"] = "true";
+  if (!c.focus_draws.empty()) {
+    std::ostringstream focus;
+    focus << c.focus_draws.size() << " focus clusters, share " << c.focus_share;
+    c.training_info["focus"] = focus.str();
+  }
   if (c.move_cost_rounds > 0) {
     std::ostringstream cost;
     cost << c.move_cost_rounds;

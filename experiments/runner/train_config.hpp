@@ -24,6 +24,10 @@
 //   max_reference_epochs: 0         also end an episode after this many reference epochs of time (0: never)
 //   exploring_start: [0.25, 8]      training only: each episode starts at LCM's T* times a factor drawn
 //                                   log-uniformly from this range (default 1: at T*, as deployment does)
+//   focus: {files: [f.json], share: 0.5}   optional, with clusters: a share of the episodes draws its
+//                                   cluster from the focus clusters of these files (`orchestra surrogate
+//                                   hardest`: where a policy trails the best static T the most; Genet),
+//                                   the rest from the distribution (local_sgd_barrier_env.hpp)
 //   merge_episodes: false           local-sgd with a3c.envs_per_agent K > 1 and one experiment: the K
 //                                   episodes' training runs as one stacked computation (what fills a GPU;
 //                                   orchestra/rl/merged_barrier_env_vector.hpp); the same episodes as
@@ -62,6 +66,9 @@ struct TrainConfig {
   std::string surrogate_file;            // environment surrogate: resolved path
   std::shared_ptr<const env::SurrogateModel> surrogate;  // read and checked against every experiment
   std::optional<orchestra::ClusterDistribution> distribution;
+  std::vector<std::string> focus_files;           // resolved paths
+  std::vector<std::uint64_t> focus_draws;         // their clusters' draw seeds, in file order
+  double focus_share = 0;
   YAML::Node controller;                 // read against each experiment by make_training_env
   double toy_step_ms = 0;
   orchestra::RecordScope reward_record = orchestra::RecordScope::Episode;

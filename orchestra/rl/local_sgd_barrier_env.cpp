@@ -48,12 +48,25 @@ void validate(const LocalSgdBarrierEnvConfig& c) {
     const std::string why = env::task_mismatch(c.surrogate->task, env::wanted_task(c.data, c.training, c.global_batch));
     if (!why.empty()) bad_config("surrogate", why);
   }
+  if (!(std::isfinite(c.focus_share) && c.focus_share >= 0 && c.focus_share <= 1))
+    bad_config("focus_share", "expected a share in [0, 1], got " + std::to_string(c.focus_share));
+  if (c.focus_share > 0 && c.focus_draws.empty()) bad_config("focus_share", "needs at least one focus cluster (focus_draws)");
+  if (!c.focus_draws.empty() && !c.distribution) bad_config("focus_draws", "are draws of a cluster distribution; there is none");
   if (!(c.budget.target_accuracy > 0 && c.budget.target_accuracy <= 1))
     bad_config("budget.target_accuracy", "expected a number in (0, 1], got " + std::to_string(c.budget.target_accuracy));
   BarrierController check(c.controller);  // its constructor validates the controller options
 }
 
 }  // namespace
+
+std::uint64_t cluster_draw_seed(const LocalSgdBarrierEnvConfig& config, std::uint64_t episode_seed) {
+  if (config.focus_share > 0 && !config.focus_draws.empty()) {
+    // 53-bit uniform draws, portable across standard libraries (as agents::sample_index).
+    const double u = static_cast<double>(env::derive_seed(episode_seed, 37) >> 11) * 0x1.0p-53;
+    if (u < config.focus_share) return config.focus_draws[env::derive_seed(episode_seed, 41) % config.focus_draws.size()];
+  }
+  return env::derive_seed(episode_seed, 23);
+}
 
 LocalSgdBarrierEnv::LocalSgdBarrierEnv(LocalSgdBarrierEnvConfig config, std::shared_ptr<const env::DatasetPair> data)
     : config_(std::move(config)), data_(std::move(data)), reward_(0.0, config_.reward_record) {
@@ -79,7 +92,7 @@ ResetResult LocalSgdBarrierEnv::reset(std::uint64_t seed) {
   cluster_ = config_.cluster;
   network_ = config_.network;
   if (config_.distribution) {
-    const DrawnCluster drawn = draw_cluster(*config_.distribution, env::derive_seed(seed, 23), config_.global_batch, train_samples_);
+    const DrawnCluster drawn = draw_cluster(*config_.distribution, cluster_draw_seed(config_, seed), config_.global_batch, train_samples_);
     cluster_ = drawn.cluster;
     network_ = drawn.network;
   }

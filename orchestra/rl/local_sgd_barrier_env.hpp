@@ -61,6 +61,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "env/round_cluster.hpp"
 #include "env/surrogate/surrogate_model.hpp"
@@ -121,7 +122,18 @@ struct LocalSgdBarrierEnvConfig {
   // stays the reference (bounds, rewards' units, the state's "T vs its start"), as in deployment,
   // which always starts at T*. [1, 1]: the paper's start.
   Range exploring_start{1.0, 1.0, true};
+  // Focus clusters (Genet, Xia et al., SIGCOMM 2022: train more on the environments where the
+  // policy trails a rule-based baseline the most): with a distribution, each reset(seed) draws its
+  // cluster, with probability focus_share, from one of these draw seeds (picked uniformly) instead
+  // of its own; both choices come from the episode's seed, and the rest of the episode (noise,
+  // start) stays the episode's. `orchestra surrogate hardest` finds them. Empty: none.
+  std::vector<std::uint64_t> focus_draws;
+  double focus_share = 0;  // in [0, 1]; > 0 needs focus_draws
 };
+
+// The seed reset(seed) draws its cluster from (draw_cluster's), focus clusters included: one
+// cluster per value, whatever episode draws it.
+std::uint64_t cluster_draw_seed(const LocalSgdBarrierEnvConfig& config, std::uint64_t episode_seed);
 
 class LocalSgdBarrierEnv final : public BarrierEnv {
  public:

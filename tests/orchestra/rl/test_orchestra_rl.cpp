@@ -8,6 +8,7 @@
 #include <memory>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "env/surrogate/surrogate_fixture.hpp"
@@ -412,6 +413,67 @@ TEST_CASE("RL env: with a cluster distribution every seed draws its own cluster,
   CHECK(first.num_workers() <= 4);
   const auto step = environment.step(0);
   CHECK(step.info.step_ms > 0);
+}
+
+TEST_CASE("RL env: focus clusters: a share of the episodes draws its cluster from the focus draws, picked by the episode's seed") {
+  auto config = small_config();
+  orchestra::ClusterDistribution d;
+  d.profiles = {{"fast", {2.0, 0.1}, 64}, {"slow", {4.0, 0.2}, 64}};
+  d.servers = {1, 2};
+  d.workers_per_server = {1, 3};
+  d.total_workers = {2, 4};
+  d.message_mb = {0.05, 0.5, true};
+  config.distribution = d;
+  // Two focus clusters: the draws of two episodes' own seeds, so each is a cluster the distribution gives.
+  const std::uint64_t focus_a = orchestra::cluster_draw_seed(config, 101);
+  const std::uint64_t focus_b = orchestra::cluster_draw_seed(config, 202);
+  CHECK(focus_a == env::derive_seed(101, 23));  // without focus: the episode's own draw, as before
+  const auto workers_of = [&](std::uint64_t draw) {
+    std::vector<std::string> names;
+    for (const auto& w : orchestra::draw_cluster(d, draw, config.global_batch, 480).cluster.workers) names.push_back(w.name);
+    return names;
+  };
+
+  config.focus_draws = {focus_a, focus_b};
+  config.focus_share = 1.0;
+  LocalSgdBarrierEnv focused(config);
+  int from_a = 0;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    CAPTURE(seed);
+    const std::uint64_t draw = orchestra::cluster_draw_seed(config, seed);
+    REQUIRE((draw == focus_a || draw == focus_b));
+    from_a += draw == focus_a;
+    focused.reset(seed);
+    std::vector<std::string> names;
+    for (const auto& w : focused.cluster().workers) names.push_back(w.name);
+    CHECK(names == workers_of(draw));  // the environment runs the focus cluster it names
+  }
+  CHECK(from_a > 8);  // both picked
+  CHECK(from_a < 32);
+
+  config.focus_share = 0.5;
+  int focus_episodes = 0;
+  for (std::uint64_t seed = 1; seed <= 1000; ++seed) {
+    const std::uint64_t draw = orchestra::cluster_draw_seed(config, seed);
+    if (draw == focus_a || draw == focus_b) {
+      ++focus_episodes;
+    } else {
+      CHECK(draw == env::derive_seed(seed, 23));  // the rest draw their own, as without focus
+    }
+  }
+  CHECK(focus_episodes > 440);
+  CHECK(focus_episodes < 560);
+  config.focus_share = 0;
+  for (std::uint64_t seed = 1; seed <= 50; ++seed) CHECK(orchestra::cluster_draw_seed(config, seed) == env::derive_seed(seed, 23));
+
+  config.focus_share = 1.5;
+  CHECK_THROWS_WITH_AS(LocalSgdBarrierEnv{config}, doctest::Contains("focus_share: expected a share in [0, 1]"), std::invalid_argument);
+  config.focus_share = 0.5;
+  config.focus_draws.clear();
+  CHECK_THROWS_WITH_AS(LocalSgdBarrierEnv{config}, doctest::Contains("focus_share: needs at least one focus cluster"), std::invalid_argument);
+  config.focus_draws = {focus_a};
+  config.distribution.reset();
+  CHECK_THROWS_WITH_AS(LocalSgdBarrierEnv{config}, doctest::Contains("focus_draws: are draws of a cluster distribution"), std::invalid_argument);
 }
 
 TEST_CASE("RL env: exploring starts place T at T* times a seeded log-uniform factor, T* stays the reference") {
