@@ -464,3 +464,40 @@ TEST_CASE("configs/a3c_surrogate_plateau.yaml: the f4 recipe on the task at 86% 
   }
   CHECK(body == recipe_body("a3c_surrogate_f4.yaml", ""));
 }
+
+TEST_CASE("configs/genet/stage-k.yaml: the f4 recipe fine-tuned from the previous stage, half its episodes on the focus clusters so far, nothing else changed") {
+  const auto f4 = shipped_recipe("a3c_surrogate_f4.yaml");
+  const std::vector<std::string> starts = {"pretrained/orchestra-a3c.pt", "pretrained/candidates/genet-1-3000.pt",
+                                           "pretrained/candidates/genet-2-3000.pt"};
+  std::size_t focus_before = 0;
+  for (int k = 1; k <= 3; ++k) {
+    CAPTURE(k);
+    const std::string name = "genet/stage-" + std::to_string(k) + ".yaml";
+    const auto stage = shipped_recipe(name);
+    CHECK(stage.control == f4.control);
+    CHECK(fs::weakly_canonical(stage.experiments.front()) == fs::weakly_canonical(f4.experiments.front()));
+    CHECK(fs::weakly_canonical(stage.surrogate_file) == fs::weakly_canonical(f4.surrogate_file));
+    CHECK(stage.a3c.init_policy.find(starts[static_cast<std::size_t>(k - 1)]) != std::string::npos);
+    CHECK(stage.a3c.learning_rate == 0.0002);
+    CHECK(stage.a3c.total_updates == 3000);
+    CHECK(stage.focus_share == 0.5);
+    REQUIRE(stage.focus_files.size() == static_cast<std::size_t>(k));  // every stage's hardest so far
+    CHECK(stage.focus_draws.size() > focus_before);
+    focus_before = stage.focus_draws.size();
+    // From the name: line on, f4's text but for the paths, the start, the rate, the length and focus:.
+    std::string body = recipe_body(name, "");
+    for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+             {"surrogate: ../../pretrained/", "surrogate: ../pretrained/"},
+             {"  - ../controller_task.yaml\n", "  - controller_task.yaml\n"},
+             {"  init_policy: ../../" + starts[static_cast<std::size_t>(k - 1)] + "\n  learning_rate: 0.0002\n", "  learning_rate: 0.0007\n"},
+             {"  total_updates: 3000\n", "  total_updates: 12000          # 194,298 episodes in about 7 min on 2 shared cores\n"}}) {
+      const auto at = body.find(from);
+      REQUIRE_MESSAGE(at != std::string::npos, from);
+      body.replace(at, from.size(), to);
+    }
+    const auto focus = body.find("\nfocus: ");
+    REQUIRE(focus != std::string::npos);
+    body.erase(focus, body.find('\n', focus + 1) - focus + 1);  // the line and the blank line it added
+    CHECK(body == recipe_body("a3c_surrogate_f4.yaml", ""));
+  }
+}
