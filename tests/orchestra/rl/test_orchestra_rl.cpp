@@ -388,14 +388,24 @@ TEST_CASE("RL env: the log-time reward telescopes to -ln(1 + time / c), a miss p
   CHECK(timed_ms == ms);
 }
 
-TEST_CASE("RL env: with a cluster distribution every seed draws its own cluster, the same one each time") {
-  auto config = small_config();
+namespace {
+
+// Clusters of 2-4 workers of two kinds on 1-2 servers, for the tests of drawn clusters.
+orchestra::ClusterDistribution small_distribution() {
   orchestra::ClusterDistribution d;
   d.profiles = {{"fast", {2.0, 0.1}, 64}, {"slow", {4.0, 0.2}, 64}};
   d.servers = {1, 2};
   d.workers_per_server = {1, 3};
   d.total_workers = {2, 4};
   d.message_mb = {0.05, 0.5, true};
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("RL env: with a cluster distribution every seed draws its own cluster, the same one each time") {
+  auto config = small_config();
+  const orchestra::ClusterDistribution d = small_distribution();
   config.distribution = d;
   LocalSgdBarrierEnv environment(config);
   environment.reset(1);
@@ -417,12 +427,7 @@ TEST_CASE("RL env: with a cluster distribution every seed draws its own cluster,
 
 TEST_CASE("RL env: focus clusters: a share of the episodes draws its cluster from the focus draws, picked by the episode's seed") {
   auto config = small_config();
-  orchestra::ClusterDistribution d;
-  d.profiles = {{"fast", {2.0, 0.1}, 64}, {"slow", {4.0, 0.2}, 64}};
-  d.servers = {1, 2};
-  d.workers_per_server = {1, 3};
-  d.total_workers = {2, 4};
-  d.message_mb = {0.05, 0.5, true};
+  const orchestra::ClusterDistribution d = small_distribution();
   config.distribution = d;
   // Two focus clusters: the draws of two episodes' own seeds, so each is a cluster the distribution gives.
   const std::uint64_t focus_a = orchestra::cluster_draw_seed(config, 101);
