@@ -322,7 +322,8 @@ TEST_CASE("configs/a3c_surrogate_m2.yaml: the wide recipe with moves of x2 and x
 
 TEST_CASE("pretrained/candidates/x4-as-five-moves.pt acts as the shipped x4 network: its +-2 moves of x2 are the x4 moves") {
   const std::string dir = std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/";
-  agents::A3cPolicy shipped = agents::A3cPolicy::load(dir + "orchestra-a3c.pt");
+  // The x4 network shipped until 2026-11-29 (the shipped one since is it fine-tuned, configs/genet/seed14/).
+  agents::A3cPolicy shipped = agents::A3cPolicy::load(dir + "candidates/f4-s13-8000.pt");
   agents::A3cPolicy five = agents::A3cPolicy::load(dir + "candidates/x4-as-five-moves.pt");
   REQUIRE(shipped.control().factor == 4);
   REQUIRE(shipped.control().max_move == 1);
@@ -465,39 +466,51 @@ TEST_CASE("configs/a3c_surrogate_plateau.yaml: the f4 recipe on the task at 86% 
   CHECK(body == recipe_body("a3c_surrogate_f4.yaml", ""));
 }
 
-TEST_CASE("configs/genet/stage-k.yaml: the f4 recipe fine-tuned from the previous stage, half its episodes on the focus clusters so far, nothing else changed") {
+TEST_CASE("configs/genet/stage-k.yaml and seed14/: the f4 recipe fine-tuned from the previous stage, half its episodes on the focus clusters so far, nothing else changed") {
   const auto f4 = shipped_recipe("a3c_surrogate_f4.yaml");
-  const std::vector<std::string> starts = {"pretrained/orchestra-a3c.pt", "pretrained/candidates/genet-1-3000.pt",
-                                           "pretrained/candidates/genet-2-3000.pt"};
-  std::size_t focus_before = 0;
-  for (int k = 1; k <= 3; ++k) {
-    CAPTURE(k);
-    const std::string name = "genet/stage-" + std::to_string(k) + ".yaml";
-    const auto stage = shipped_recipe(name);
-    CHECK(stage.control == f4.control);
-    CHECK(fs::weakly_canonical(stage.experiments.front()) == fs::weakly_canonical(f4.experiments.front()));
-    CHECK(fs::weakly_canonical(stage.surrogate_file) == fs::weakly_canonical(f4.surrogate_file));
-    CHECK(stage.a3c.init_policy.find(starts[static_cast<std::size_t>(k - 1)]) != std::string::npos);
-    CHECK(stage.a3c.learning_rate == 0.0002);
-    CHECK(stage.a3c.total_updates == 3000);
-    CHECK(stage.focus_share == 0.5);
-    REQUIRE(stage.focus_files.size() == static_cast<std::size_t>(k));  // every stage's hardest so far
-    CHECK(stage.focus_draws.size() > focus_before);
-    focus_before = stage.focus_draws.size();
-    // From the name: line on, f4's text but for the paths, the start, the rate, the length and focus:.
-    std::string body = recipe_body(name, "");
-    for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
-             {"surrogate: ../../pretrained/", "surrogate: ../pretrained/"},
-             {"  - ../controller_task.yaml\n", "  - controller_task.yaml\n"},
-             {"  init_policy: ../../" + starts[static_cast<std::size_t>(k - 1)] + "\n  learning_rate: 0.0002\n", "  learning_rate: 0.0007\n"},
-             {"  total_updates: 3000\n", "  total_updates: 12000          # 194,298 episodes in about 7 min on 2 shared cores\n"}}) {
-      const auto at = body.find(from);
-      REQUIRE_MESSAGE(at != std::string::npos, from);
-      body.replace(at, from.size(), to);
+  struct Run {
+    std::string folder, up, seed;
+    std::vector<std::string> starts;
+  };
+  const std::vector<Run> runs = {
+      {"genet/", "../", "13", {"pretrained/candidates/f4-s13-8000.pt", "pretrained/candidates/genet-1-3000.pt", "pretrained/candidates/genet-2-3000.pt"}},
+      {"genet/seed14/", "../../", "14",
+       {"pretrained/candidates/f4-s13-8000.pt", "pretrained/candidates/genet-s14-1-3000.pt", "pretrained/candidates/genet-s14-2-3000.pt"}}};
+  for (const Run& run : runs) {
+    std::size_t focus_before = 0;
+    for (int k = 1; k <= 3; ++k) {
+      const std::string name = run.folder + "stage-" + std::to_string(k) + ".yaml";
+      CAPTURE(name);
+      const auto stage = shipped_recipe(name);
+      const std::string& start = run.starts[static_cast<std::size_t>(k - 1)];
+      CHECK(stage.control == f4.control);
+      CHECK(fs::weakly_canonical(stage.experiments.front()) == fs::weakly_canonical(f4.experiments.front()));
+      CHECK(fs::weakly_canonical(stage.surrogate_file) == fs::weakly_canonical(f4.surrogate_file));
+      CHECK(stage.a3c.init_policy.find(start) != std::string::npos);
+      CHECK(stage.a3c.learning_rate == 0.0002);
+      CHECK(stage.a3c.total_updates == 3000);
+      CHECK(stage.focus_share == 0.5);
+      REQUIRE(stage.focus_files.size() == static_cast<std::size_t>(k));  // every stage's hardest so far
+      CHECK(stage.focus_draws.size() > focus_before);
+      focus_before = stage.focus_draws.size();
+      // From the name: line on, f4's text but for the paths, the start, the rate, the length, the seed and focus:.
+      std::string body = recipe_body(name, "");
+      for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+               {"surrogate: ../" + run.up + "pretrained/", "surrogate: ../pretrained/"},
+               {"  - " + run.up + "controller_task.yaml\n", "  - controller_task.yaml\n"},
+               {"  init_policy: ../" + run.up + start + "\n  learning_rate: 0.0002\n", "  learning_rate: 0.0007\n"},
+               {"  total_updates: 3000\n", "  total_updates: 12000          # 194,298 episodes in about 7 min on 2 shared cores\n"},
+               {"  seed: " + run.seed + "\n", "  seed: 13\n"}}) {
+        const auto at = body.find(from);
+        REQUIRE_MESSAGE(at != std::string::npos, from);
+        body.replace(at, from.size(), to);
+      }
+      const auto focus = body.find("\nfocus: ");
+      REQUIRE(focus != std::string::npos);
+      body.erase(focus, body.find('\n', focus + 1) - focus + 1);  // the line and the blank line it added
+      CHECK(body == recipe_body("a3c_surrogate_f4.yaml", ""));
     }
-    const auto focus = body.find("\nfocus: ");
-    REQUIRE(focus != std::string::npos);
-    body.erase(focus, body.find('\n', focus + 1) - focus + 1);  // the line and the blank line it added
-    CHECK(body == recipe_body("a3c_surrogate_f4.yaml", ""));
   }
+  // The shipped policy is the seed-14 run's third stage, so it deploys the f4 recipe's moves.
+  CHECK(agents::A3cPolicy::load(std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/orchestra-a3c.pt").control() == f4.control);
 }
