@@ -33,6 +33,8 @@ const Command kCommands[] = {
      "orchestra draw configs/a3c_general.yaml --count 8 --out results/validation", experiments::command_draw},
     {"learn a controller", "surrogate log|fit|fidelity", "the surrogate of training: log real rounds, fit it, measure its fidelity",
      "orchestra surrogate fit results/rounds --out surrogate.json", experiments::command_surrogate},
+    {"learn a controller", "soup POLICY.pt...", "one policy whose weights are the mean of several runs' (a model soup)",
+     "orchestra soup a.pt b.pt --out soup.pt", experiments::command_soup},
     {"learn a controller", "serve CONFIG", "the A3C parameter server alone, for agents on other machines",
      "orchestra serve configs/a3c_train.yaml --bind tcp://0.0.0.0:5555 --keys keys.txt", experiments::command_serve},
     {"learn a controller", "agent CONFIG", "one A3C agent: --connect tcp://HOST:PORT",
