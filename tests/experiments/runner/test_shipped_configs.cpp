@@ -466,7 +466,7 @@ TEST_CASE("configs/a3c_surrogate_plateau.yaml: the f4 recipe on the task at 86% 
   CHECK(body == recipe_body("a3c_surrogate_f4.yaml", ""));
 }
 
-TEST_CASE("configs/genet/stage-k.yaml and seed14/: the f4 recipe fine-tuned from the previous stage, half its episodes on the focus clusters so far, nothing else changed") {
+TEST_CASE("configs/genet/stage-k.yaml and seed14/ to seed16/: the f4 recipe fine-tuned from the previous stage, half its episodes on the focus clusters so far, nothing else changed") {
   const auto f4 = shipped_recipe("a3c_surrogate_f4.yaml");
   struct Run {
     std::string folder, up, seed;
@@ -475,7 +475,11 @@ TEST_CASE("configs/genet/stage-k.yaml and seed14/: the f4 recipe fine-tuned from
   const std::vector<Run> runs = {
       {"genet/", "../", "13", {"pretrained/candidates/f4-s13-8000.pt", "pretrained/candidates/genet-1-3000.pt", "pretrained/candidates/genet-2-3000.pt"}},
       {"genet/seed14/", "../../", "14",
-       {"pretrained/candidates/f4-s13-8000.pt", "pretrained/candidates/genet-s14-1-3000.pt", "pretrained/candidates/genet-s14-2-3000.pt"}}};
+       {"pretrained/candidates/f4-s13-8000.pt", "pretrained/candidates/genet-s14-1-3000.pt", "pretrained/candidates/genet-s14-2-3000.pt"}},
+      {"genet/seed15/", "../../", "15",
+       {"pretrained/candidates/f4-s13-8000.pt", "pretrained/candidates/genet-s15-1-3000.pt", "pretrained/candidates/genet-s15-2-3000.pt"}},
+      {"genet/seed16/", "../../", "16",
+       {"pretrained/candidates/f4-s13-8000.pt", "pretrained/candidates/genet-s16-1-3000.pt", "pretrained/candidates/genet-s16-2-3000.pt"}}};
   for (const Run& run : runs) {
     std::size_t focus_before = 0;
     for (int k = 1; k <= 3; ++k) {
