@@ -1,5 +1,7 @@
 #include "agents/acting_network.hpp"
 
+#include "agents/network_shape.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -126,7 +128,7 @@ ActingNetwork::ActingNetwork(const ActorCriticSpec& spec) : spec_(spec) {
 }
 
 void ActingNetwork::load(ActorCritic& net) {
-  if (net->spec().observation_size != spec_.observation_size || net->spec().hidden != spec_.hidden || net->spec().actions != spec_.actions)
+  if (!same_shape(net->spec(), spec_))
     throw std::invalid_argument("acting network: the network is not of this spec");
   load(flat_parameters(net));
 }

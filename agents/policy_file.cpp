@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "agents/network_shape.hpp"
 #include "common/atomic_file.hpp"
 #include "orchestra/barrier_env.hpp"
 #include "common/errors.hpp"
@@ -282,24 +283,11 @@ A3cPolicy A3cPolicy::from_pickle(const c10::IValue& value, const std::string& pa
   return A3cPolicy(net, field(root, "updates", path).toInt(), read, std::move(training));
 }
 
-namespace {
-
-std::string widths(const std::vector<int>& hidden) {
-  std::string text;
-  for (int h : hidden) text += (text.empty() ? "" : ", ") + std::to_string(h);
-  return "[" + text + "]";
-}
-
-}  // namespace
-
 A3cPolicy load_policy_of_shape(const std::string& path, const ActorCriticSpec& shape) {
   A3cPolicy policy = A3cPolicy::load(path);
   const ActorCriticSpec& trained = policy.network()->spec();
-  if (trained.observation_size != shape.observation_size || trained.hidden != shape.hidden || trained.actions != shape.actions)
-    throw std::invalid_argument(path + " is a network of " + std::to_string(trained.observation_size) + " observations, hidden " +
-                                widths(trained.hidden) + " and " + std::to_string(trained.actions) + " actions; this training's is " +
-                                std::to_string(shape.observation_size) + " observations, hidden " + widths(shape.hidden) + " and " +
-                                std::to_string(shape.actions) + " actions");
+  if (!same_shape(trained, shape))
+    throw std::invalid_argument(path + " is a network of " + shape_text(trained) + "; this training's is " + shape_text(shape));
   return policy;
 }
 

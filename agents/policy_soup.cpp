@@ -3,23 +3,10 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "agents/network_shape.hpp"
 #include "common/errors.hpp"
 
 namespace agents {
-namespace {
-
-std::string widths(const std::vector<int>& hidden) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < hidden.size(); ++i) text += (i ? ", " : "") + std::to_string(hidden[i]);
-  return text + "]";
-}
-
-std::string shape_of(const ActorCriticSpec& spec) {
-  return std::to_string(spec.observation_size) + " inputs, hidden " + widths(spec.hidden) + ", " + std::to_string(spec.actions) +
-         " actions";
-}
-
-}  // namespace
 
 A3cPolicy average_policies(std::vector<A3cPolicy>& ingredients, const std::vector<std::string>& names) {
   if (ingredients.size() < 2) throw std::invalid_argument("a soup needs at least two policies");
@@ -28,12 +15,12 @@ A3cPolicy average_policies(std::vector<A3cPolicy>& ingredients, const std::vecto
   const ActorCriticSpec& spec = first.network()->spec();
   for (std::size_t i = 1; i < ingredients.size(); ++i) {
     const ActorCriticSpec& other = ingredients[i].network()->spec();
-    if (other.observation_size != spec.observation_size || other.hidden != spec.hidden || other.actions != spec.actions)
-      throw common::DataError(names[i] + ": its network (" + shape_of(other) + ") is not " + names[0] + "'s (" + shape_of(spec) +
-                                  "); only networks of one shape can be averaged");
+    if (!same_shape(other, spec))
+      throw common::DataError(names[i] + ": its network (" + shape_text(other) + ") is not " + names[0] + "'s (" + shape_text(spec) +
+                              "); only networks of one shape can be averaged");
     if (!(ingredients[i].control() == first.control()))
       throw common::DataError(names[i] + ": its moves act on T otherwise than " + names[0] +
-                                  "'s (the controller entry differs); a soup of them would deploy one controller's moves with another's weights");
+                              "'s (the controller entry differs); a soup of them would deploy one controller's moves with another's weights");
   }
 
   // The mean in double, in one fixed order, so the same files give the same soup bit for bit.

@@ -57,7 +57,7 @@ TEST_CASE("a soup refuses policies of another shape or controller, naming the fi
                        common::DataError);
   std::vector<agents::A3cPolicy> other_shape{policy_with(0, 0.001, 1),
                                              agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{22, {8, 8}, 3}), 1, x4_control())};
-  CHECK_THROWS_WITH_AS(agents::average_policies(other_shape, {"a.pt", "b.pt"}), doctest::Contains("b.pt: its network (22 inputs, hidden [8, 8]"),
+  CHECK_THROWS_WITH_AS(agents::average_policies(other_shape, {"a.pt", "b.pt"}), doctest::Contains("b.pt: its network (22 observations, hidden [8, 8] and 3 actions)"),
                        common::DataError);
   std::vector<agents::A3cPolicy> one{policy_with(0, 0.001, 1)};
   CHECK_THROWS_AS(agents::average_policies(one, {"a.pt"}), std::invalid_argument);
