@@ -83,7 +83,10 @@ at microseconds per round (README, "The surrogate of training").
                      orchestra evaluate's static-T sweep (with orchestra-lcm, random moves and a
                      policy) on the configs with real training and on the surrogate, compared per
                      cluster: the best static T on each side (same or adjacent?) and the time to
-                     target (relative error); DIR/fidelity.md and DIR/fidelity.csv
+                     target (relative error); and the surrogate's best T in real training, over
+                     the real best static T, beside every other controller's: a static T chosen
+                     before any real run, the baseline a learned controller must beat;
+                     DIR/fidelity.md and DIR/fidelity.csv
       --seeds LIST   (default 1-3)
       --jobs N       seeds run at once, in processes (default 1)
       --policy P.pt  the policy judged beside the sweep; its move and interval set the sweep's

@@ -107,6 +107,28 @@ SurrogateFidelity compare_surrogate(const std::vector<ControllerRun>& real, cons
     out.clusters.push_back(std::move(c));
   }
   if (!out.clusters.empty()) out.mean_abs_error_at_best /= static_cast<double>(out.clusters.size());
+  double pick_log = 0;
+  std::map<std::string, std::pair<double, int>> others_log;  // controller: sum of logs, clusters
+  for (const auto& c : out.clusters) {
+    const double pick = c.pick_over_real_best();
+    pick_log += std::log(pick);
+    if (pick > out.pick_worst || out.pick_worst_cluster.empty()) {
+      out.pick_worst = pick;
+      out.pick_worst_cluster = c.cluster;
+    }
+    for (const auto& t : c.others) {
+      if (!others_log.count(t.controller)) out.others_over_real_best.push_back({t.controller, 1, 0});
+      auto& [sum, n] = others_log[t.controller];
+      sum += std::log(t.real_s / c.real_oracle_s());
+      ++n;
+    }
+  }
+  if (!out.clusters.empty()) out.pick_over_real_best = std::exp(pick_log / static_cast<double>(out.clusters.size()));
+  for (auto& o : out.others_over_real_best) {
+    const auto& [sum, n] = others_log[o.controller];
+    o.clusters = n;
+    o.geomean = std::exp(sum / n);
+  }
   out.mean_abs_error_sweep = sweep_points > 0 ? error_sweep / sweep_points : 0.0;
   return out;
 }
@@ -117,8 +139,8 @@ std::string surrogate_fidelity_markdown(const SurrogateFidelity& f) {
   std::string md = "Time to target (s), geometric mean over seeds " + seeds +
                    " (a miss at its run time); best static T of the sweep on each side.\n\n"
                    "| cluster | best T real (ms) | best T surrogate (ms) | same or adjacent | time at real best T: real | surrogate | error | "
-                   "oracle time: real | surrogate | error | sweep mean abs error |\n"
-                   "|---|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|\n";
+                   "oracle time: real | surrogate | error | sweep mean abs error | surrogate's T in real training |\n"
+                   "|---|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& c : f.clusters) {
     const auto& rb = c.sweep[static_cast<std::size_t>(c.real_best)];
     const auto& sb = c.sweep[static_cast<std::size_t>(c.surrogate_best)];
@@ -126,12 +148,21 @@ std::string surrogate_fidelity_markdown(const SurrogateFidelity& f) {
           (c.best_same_or_adjacent() ? (c.real_best == c.surrogate_best ? "same" : "adjacent") : "**no**") + " | " +
           with_misses(rb.real_s, rb.real_misses, rb.seeds) + " | " + with_misses(rb.surrogate_s, rb.surrogate_misses, rb.seeds) + " | " +
           percent(c.error_at_real_best()) + " | " + fixed(c.real_oracle_s(), 2) + " | " + fixed(c.surrogate_oracle_s(), 2) + " | " +
-          percent(c.oracle_error()) + " | " + fixed(100 * c.sweep_mean_abs_error(), 1) + "% |\n";
+          percent(c.oracle_error()) + " | " + fixed(100 * c.sweep_mean_abs_error(), 1) + "% | " + fixed(c.pick_over_real_best(), 3) + "x |\n";
   }
   md += "\nBest static T the same or adjacent on " + std::to_string(f.best_same_or_adjacent) + " of " + std::to_string(f.clusters.size()) +
         " clusters; time at the real best T within 10% on " + std::to_string(f.within_10_percent) + " of " +
         std::to_string(f.clusters.size()) + " (mean |error| " + fixed(100 * f.mean_abs_error_at_best, 1) + "%); over every sweep point " +
         fixed(100 * f.mean_abs_error_sweep, 1) + "% mean |error|.\n\n";
+  // The surrogate's pick as a baseline: what it costs in real training, beside every controller.
+  md += "In real training, over the real best static T (geometric mean over clusters): the static T chosen on the surrogate " +
+        fixed(f.pick_over_real_best, 3) + "x (at most " + fixed(f.pick_worst, 2) + "x, " + f.pick_worst_cluster + ")";
+  for (const auto& o : f.others_over_real_best) {
+    md += "; " + o.controller + " " + fixed(o.geomean, 3) + "x";
+    if (o.clusters != static_cast<int>(f.clusters.size()))
+      md += " (" + std::to_string(o.clusters) + " of " + std::to_string(f.clusters.size()) + " clusters)";
+  }
+  md += ".\n\n";
   md += "Per cluster and controller (real / surrogate, s):\n\n| cluster | controller | real | surrogate | error |\n|---|---|---:|---:|---:|\n";
   for (const auto& c : f.clusters) {
     for (const auto& t : c.others)

@@ -9,7 +9,11 @@
 //     are the same point or neighbours in the sweep (the goal: on every cluster);
 //   - the time to target at the real best T, real against surrogate (relative error; goal: within
 //     10%), and the oracle's time on each side (each at its own best T);
-//   - the mean |relative error| over every sweep point, and each other controller's error.
+//   - the mean |relative error| over every sweep point, and each other controller's error;
+//   - what the surrogate's best T is worth in real training: the real time at it over the real
+//     best static T's. Chosen on the surrogate alone, before any real run, one static T per cluster
+//     is a baseline a learned controller must beat (issue 41); beside it each other controller's
+//     real time over the same best static T, so the two read side by side.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +46,16 @@ struct ClusterFidelity {
   double surrogate_oracle_s() const { return sweep[static_cast<std::size_t>(surrogate_best)].surrogate_s; }
   double oracle_error() const { return surrogate_oracle_s() / real_oracle_s() - 1.0; }
   double sweep_mean_abs_error() const;
+  // The surrogate's pick in real training: the real time at its best T over the real best T's
+  // (1 where they are one point; a real miss at the pick counts at its run time, as everywhere).
+  double pick_over_real_best() const { return sweep[static_cast<std::size_t>(surrogate_best)].real_s / real_oracle_s(); }
+};
+
+// A controller's real time over the real best static T, geometric mean over the clusters it ran on.
+struct RealOverBestStatic {
+  std::string controller;
+  double geomean = 1;
+  int clusters = 0;
 };
 
 struct SurrogateFidelity {
@@ -51,6 +65,13 @@ struct SurrogateFidelity {
   int within_10_percent = 0;              // clusters whose error at the real best T is within 10%
   double mean_abs_error_at_best = 0;      // over clusters
   double mean_abs_error_sweep = 0;        // over clusters and sweep points
+  // The surrogate's pick in real training (ClusterFidelity::pick_over_real_best), geometric mean
+  // over clusters and the worst cluster; then the other controllers the same way, in the order
+  // they first appear.
+  double pick_over_real_best = 1;
+  double pick_worst = 1;
+  std::string pick_worst_cluster;
+  std::vector<RealOverBestStatic> others_over_real_best;
 };
 
 // Pairs the runs of the two evaluations by cluster, seed and controller (only what both have).

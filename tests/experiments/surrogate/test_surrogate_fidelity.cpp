@@ -83,9 +83,23 @@ TEST_CASE("surrogate fidelity: best static T on each side, adjacency and the err
   CHECK(f.best_same_or_adjacent == 1);
   CHECK(b.error_at_real_best() == doctest::Approx(0.05));  // 4 s against the geomean of 4 and 4.41: 4.2 s
   CHECK(f.within_10_percent == 1);                          // b, not a (12.5%)
+  // The surrogate's pick in real training: a at 400 ms, sqrt(9 x 11) s over 8 s; b at 100 ms, its
+  // real miss at the 50 s run time: sqrt(50 x 3) s over 4 s, the worst. Over both, their geomean;
+  // orchestra-lcm ran on a alone: 10 s over 8 s.
+  CHECK(a.pick_over_real_best() == doctest::Approx(std::sqrt(99.0) / 8));
+  CHECK(b.pick_over_real_best() == doctest::Approx(std::sqrt(150.0) / 4));
+  CHECK(f.pick_over_real_best == doctest::Approx(std::sqrt(std::sqrt(99.0) / 8 * std::sqrt(150.0) / 4)));
+  CHECK(f.pick_worst == doctest::Approx(std::sqrt(150.0) / 4));
+  CHECK(f.pick_worst_cluster == "b");
+  REQUIRE(f.others_over_real_best.size() == 1);
+  CHECK(f.others_over_real_best[0].controller == "orchestra-lcm");
+  CHECK(f.others_over_real_best[0].geomean == doctest::Approx(1.25));
+  CHECK(f.others_over_real_best[0].clusters == 1);
   const std::string md = experiments::surrogate_fidelity_markdown(f);
   CHECK(md.find("| a | 200 | 400 | adjacent |") != std::string::npos);
   CHECK(md.find("**no**") != std::string::npos);
+  CHECK(md.find("| 3.062x |") != std::string::npos);  // b's pick, sqrt(150) / 4
+  CHECK(md.find("the static T chosen on the surrogate 1.951x (at most 3.06x, b); orchestra-lcm 1.250x (1 of 2 clusters).") != std::string::npos);
   CHECK(experiments::surrogate_fidelity_csv(f).find("a,fixed-t-T_ms=200,200.000,2,8.0000,0,9.0000,0,0.12500,1,0") != std::string::npos);
   CHECK_THROWS_AS(experiments::compare_surrogate(real, {}), common::DataError);
 }
