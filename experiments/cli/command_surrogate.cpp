@@ -1,8 +1,9 @@
-// `orchestra surrogate log|fit|calibrate|fidelity|hardest`: the surrogate of training (env/surrogate/)
+// `orchestra surrogate log|fit|calibrate|fidelity|pick|hardest`: the surrogate of training (env/surrogate/)
 // is made from rounds of real training (log), fitted and chosen on held-out episodes (fit), its
 // drift penalty corrected on real static sweeps of validation clusters (calibrate), and judged
-// against real training on clusters it was not fitted on (fidelity); on it, the clusters where a
-// policy trails the best static T the most are found for the next training stage (hardest).
+// against real training on clusters it was not fitted on (fidelity); on it, a static T per cluster
+// is picked before any real run (pick), and the clusters where a policy trails the best static T
+// the most are found for the next training stage (hardest).
 #include <cstdio>
 #include <iostream>
 #include <limits>
@@ -17,6 +18,7 @@
 #include "common/atomic_file.hpp"
 #include "env/surrogate/surrogate_file.hpp"
 #include "experiments/surrogate/fidelity_run.hpp"
+#include "experiments/surrogate/surrogate_pick.hpp"
 #include "experiments/surrogate/logged_episodes.hpp"
 #include "experiments/surrogate/round_log.hpp"
 #include "experiments/surrogate/surrogate_calibration.hpp"
@@ -30,6 +32,7 @@ const char* kSurrogateHelp = R"(usage: orchestra surrogate log TRAIN_CONFIG [--e
        orchestra surrogate fit LOG_DIR... [--out FILE] [--forms progress-noise,sample-clock] [--quiet]
        orchestra surrogate calibrate SURROGATE.json CONFIG... [--real DIR]... [--scales LIST] [--steps-gains LIST] [--out FILE] [--work DIR]
        orchestra surrogate fidelity SURROGATE.json CONFIG... [--seeds 1-3] [--jobs N] [--real DIR]... [--out DIR]
+       orchestra surrogate pick SURROGATE.json CONFIG... [--seeds 1-3] [--jobs N] [--out DIR]
        orchestra surrogate hardest POLICY.pt TRAIN_CONFIG [--candidates N] [--keep K] [--seed S] [--out FILE]
 
 The surrogate of training: a fitted model of how the global model's test loss and accuracy move in
@@ -97,6 +100,14 @@ at microseconds per round (README, "The surrogate of training").
       --epochs N, --target A   every config's training.epochs / target_accuracy replaced, on
                      both sides (as for orchestra evaluate)
       --out DIR      (default results/surrogate-fidelity)
+
+  pick SURROGATE.json CONFIG...
+                     a static barrier per config before any real run: fidelity's sweep on the
+                     surrogate alone (seconds), and on each cluster the T with the fewest misses,
+                     then the shortest time to target; DIR/pick.md and DIR/pick.csv. Use it as
+                     {name: fixed-t, T_ms: T}. Judged in real training by fidelity (above)
+      --seeds LIST, --jobs N, --policy P.pt, --epochs N, --target A   as for fidelity
+      --out DIR      (default results/surrogate-pick)
 
   hardest POLICY.pt TRAIN_CONFIG
                      the clusters where the policy trails the best static T the most (Genet's
@@ -275,6 +286,28 @@ int surrogate_fidelity(ArgCursor& arg) {
   return 0;
 }
 
+int surrogate_pick(ArgCursor& arg) {
+  FidelityRunOptions options;
+  options.out_dir = "results/surrogate-pick";
+  while (arg.next()) {
+    const std::string& a = arg.arg();
+    if (arg.is_help()) {
+      std::cout << kSurrogateHelp;
+      return 0;
+    } else if (a == "--out") {
+      options.out_dir = arg.value();
+    } else if (!read_fidelity_argument(arg, options)) {
+      throw UsageError("pick: unknown option " + a + "\n" + kSurrogateHelp);
+    }
+  }
+  if (options.surrogate.empty() || options.configs.empty())
+    throw UsageError(std::string("pick needs SURROGATE.json and at least one CONFIG\n") + kSurrogateHelp);
+  const PickRunResult result = run_surrogate_pick(options);
+  std::cout << static_picks_markdown(result.picks);
+  if (!options.quiet) std::fprintf(stderr, "surrogate pick: %s, %s\n", result.files[0].c_str(), result.files[1].c_str());
+  return 0;
+}
+
 int surrogate_calibrate(ArgCursor& arg) {
   SurrogateCalibrationOptions options;
   while (arg.next()) {
@@ -366,8 +399,9 @@ int command_surrogate(const Args& args) {
   if (verb == "fit") return surrogate_fit(arg);
   if (verb == "calibrate") return surrogate_calibrate(arg);
   if (verb == "fidelity") return surrogate_fidelity(arg);
+  if (verb == "pick") return surrogate_pick(arg);
   if (verb == "hardest") return surrogate_hardest(arg);
-  throw UsageError("unknown surrogate command '" + verb + "' (log, fit, calibrate, fidelity or hardest)\n" + kSurrogateHelp);
+  throw UsageError("unknown surrogate command '" + verb + "' (log, fit, calibrate, fidelity, pick or hardest)\n" + kSurrogateHelp);
 }
 
 }  // namespace experiments

@@ -54,14 +54,12 @@ void check_real_workload(const std::vector<std::string>& real_dirs, const std::s
 
 }  // namespace
 
-FidelityRunResult run_surrogate_fidelity(const FidelityRunOptions& options) {
-  if (options.configs.empty()) throw common::UsageError("fidelity needs at least one CONFIG");
+std::vector<std::string> write_surrogate_variants(const FidelityRunOptions& options) {
+  if (options.configs.empty()) throw common::UsageError("at least one CONFIG is needed");
   env::read_surrogate(options.surrogate);  // a bad file stops here, before any run
-  FidelityRunResult result;
-  const fs::path out(options.out_dir);
   // The surrogate's configs first: each must load (the surrogate fitted on its workload) before
-  // the real evaluation spends its time.
-  const fs::path variants = out / "surrogate-configs";
+  // a real evaluation spends its time.
+  const fs::path variants = fs::path(options.out_dir) / "surrogate-configs";
   fs::create_directories(variants);
   std::vector<std::string> variant_paths;
   for (const auto& config : options.configs) {
@@ -71,23 +69,45 @@ FidelityRunResult run_surrogate_fidelity(const FidelityRunOptions& options) {
     common::write_file_atomic(path.string(), text);
     variant_paths.push_back(path.string());
   }
+  return variant_paths;
+}
+
+namespace {
+
+EvaluateOptions sweep_options(const FidelityRunOptions& options) {
   EvaluateOptions evaluate;
   evaluate.policies = {options.policy};
   evaluate.seeds = options.seeds;
   evaluate.jobs = options.jobs;
   evaluate.quiet = options.quiet;
   evaluate.workload = options.workload;
+  return evaluate;
+}
+
+}  // namespace
+
+std::string evaluate_on_surrogate(const FidelityRunOptions& options, const std::vector<std::string>& variant_paths) {
+  EvaluateOptions evaluate = sweep_options(options);
+  evaluate.configs = variant_paths;
+  evaluate.out_dir = (fs::path(options.out_dir) / "surrogate").string();
+  run_evaluation(evaluate);
+  return evaluate.out_dir;
+}
+
+FidelityRunResult run_surrogate_fidelity(const FidelityRunOptions& options) {
+  if (options.configs.empty()) throw common::UsageError("fidelity needs at least one CONFIG");
+  FidelityRunResult result;
+  const fs::path out(options.out_dir);
+  const std::vector<std::string> variant_paths = write_surrogate_variants(options);
   result.real_dirs = options.real_from;
   if (options.real_from.empty()) {
+    EvaluateOptions evaluate = sweep_options(options);
     evaluate.configs = options.configs;
     evaluate.out_dir = (out / "real").string();
     run_evaluation(evaluate);
     result.real_dirs = {evaluate.out_dir};
   }
-  evaluate.configs = variant_paths;
-  result.surrogate_dir = (out / "surrogate").string();
-  evaluate.out_dir = result.surrogate_dir;
-  run_evaluation(evaluate);
+  result.surrogate_dir = evaluate_on_surrogate(options, variant_paths);
   std::vector<ControllerRun> real;
   std::string real_names;
   for (const auto& dir : result.real_dirs) {

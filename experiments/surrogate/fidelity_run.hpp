@@ -39,6 +39,12 @@ struct FidelityRunResult {
 // than the surrogate's runs would: times to two targets compared would pass for a fidelity.
 FidelityRunResult run_surrogate_fidelity(const FidelityRunOptions& options);
 
+// The parts `orchestra surrogate pick` shares: each config's surrogate variant written under
+// DIR/surrogate-configs (each must load, and match the workload of any reused real evaluation,
+// before anything runs), then orchestra evaluate on those variants into DIR/surrogate (returned).
+std::vector<std::string> write_surrogate_variants(const FidelityRunOptions& options);
+std::string evaluate_on_surrogate(const FidelityRunOptions& options, const std::vector<std::string>& variant_paths);
+
 // `config_path`'s YAML with runtime.training: surrogate and runtime.surrogate: the absolute
 // `surrogate` path (a relative data folder made absolute, as evaluate does), for writing elsewhere.
 std::string surrogate_variant(const std::string& config_path, const std::string& surrogate);

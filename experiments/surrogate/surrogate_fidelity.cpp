@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "common/errors.hpp"
+#include "experiments/surrogate/surrogate_pick.hpp"
 
 namespace experiments {
 namespace {
@@ -85,18 +86,14 @@ SurrogateFidelity compare_surrogate(const std::vector<ControllerRun>& real, cons
     }
     std::sort(c.sweep.begin(), c.sweep.end(), [](const auto& a, const auto& b) { return a.barrier_ms < b.barrier_ms; });
     if (c.sweep.empty()) continue;
-    // The best static T: the fewest misses first (a miss's time is only a lower bound), then the time.
-    const auto best = [&](auto time, auto misses) {
-      int chosen = 0;
-      for (int k = 1; k < static_cast<int>(c.sweep.size()); ++k) {
-        const auto& a = c.sweep[static_cast<std::size_t>(k)];
-        const auto& b = c.sweep[static_cast<std::size_t>(chosen)];
-        if (std::make_pair(misses(a), time(a)) < std::make_pair(misses(b), time(b))) chosen = k;
-      }
-      return chosen;
-    };
-    c.real_best = best([](const ControllerTimes& t) { return t.real_s; }, [](const ControllerTimes& t) { return t.real_misses; });
-    c.surrogate_best = best([](const ControllerTimes& t) { return t.surrogate_s; }, [](const ControllerTimes& t) { return t.surrogate_misses; });
+    // Each side's best static T by the one rule (the fewest misses, then the time).
+    std::vector<std::pair<int, double>> real_keys, surrogate_keys;
+    for (const auto& t : c.sweep) {
+      real_keys.push_back({t.real_misses, t.real_s});
+      surrogate_keys.push_back({t.surrogate_misses, t.surrogate_s});
+    }
+    c.real_best = static_cast<int>(best_sweep_point(real_keys));
+    c.surrogate_best = static_cast<int>(best_sweep_point(surrogate_keys));
     out.best_same_or_adjacent += c.best_same_or_adjacent() ? 1 : 0;
     out.within_10_percent += std::fabs(c.error_at_real_best()) <= 0.10 ? 1 : 0;
     out.mean_abs_error_at_best += std::fabs(c.error_at_real_best());

@@ -1,11 +1,13 @@
 // The surrogate's commands end to end, as a researcher runs them: `orchestra surrogate log` on a
 // tiny workload, `orchestra surrogate fit` on its logs, then `orchestra run` of an experiment with
 // runtime.training: surrogate, which writes the usual results files, the same for the same seed;
-// `orchestra surrogate calibrate` on that surrogate, with its bad inputs.
+// `orchestra surrogate calibrate` on that surrogate, with its bad inputs; `fidelity` and `pick`.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "env/surrogate/surrogate_file.hpp"
 #include "experiments/config/config.hpp"
@@ -197,4 +199,26 @@ TEST_CASE("orchestra surrogate fidelity --epochs --target: real and surrogate ru
   CHECK(refused.exit_code != 0);
   CHECK(refused.output.find("the real runs went to a target of 0.3 within 1 epoch") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir / "h/fidelity.csv"));
+
+  // `surrogate pick` on the same flags: the surrogate side alone, and the T fidelity called the
+  // surrogate's best; a second run writes the same file.
+  const std::string pick = kBinary + " surrogate pick " + (dir / "s.json") + " " + (dir / "task.yaml") + " --seeds 1 --policy " + shipped +
+                           " --epochs 1 --target 0.3 --quiet --out ";
+  const auto picked = testing::run_command(pick + (dir / "p"));
+  REQUIRE_MESSAGE(picked.exit_code == 0, picked.output);
+  CHECK_FALSE(std::filesystem::exists(dir / "p/real"));
+  const auto fidelity_best = testing::csv_column(dir / "f/fidelity.csv", "surrogate_best");
+  const auto fidelity_t = testing::csv_column(dir / "f/fidelity.csv", "barrier_ms");
+  double best_t = -1;
+  for (std::size_t k = 0; k < fidelity_best.size(); ++k)
+    if (fidelity_best[k] == 1) best_t = fidelity_t[k];
+  REQUIRE(best_t > 0);
+  CHECK(testing::csv_column(dir / "p/pick.csv", "barrier_ms") == std::vector<double>{best_t});
+  CHECK(picked.output.find("| task | " + std::to_string(static_cast<long>(std::lround(best_t))) + " |") != std::string::npos);
+  const auto again = testing::run_command(pick + (dir / "p2"));
+  REQUIRE_MESSAGE(again.exit_code == 0, again.output);
+  CHECK(testing::read_text(dir / "p2/pick.csv") == testing::read_text(dir / "p/pick.csv"));
+  const auto with_real = testing::run_command(pick + (dir / "p3") + " --real " + (dir / "f/real"));
+  CHECK(with_real.exit_code == 2);
+  CHECK(with_real.output.find("pick runs on the surrogate alone: drop --real") != std::string::npos);
 }
