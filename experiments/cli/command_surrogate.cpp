@@ -265,21 +265,27 @@ bool read_fidelity_argument(ArgCursor& arg, FidelityRunOptions& options) {
   return true;
 }
 
-int surrogate_fidelity(ArgCursor& arg) {
-  FidelityRunOptions options;
+// fidelity's and pick's command lines: the same flags and CONFIGs, each its --out. False after --help.
+bool read_sweep_command(ArgCursor& arg, FidelityRunOptions& options, const std::string& verb) {
   while (arg.next()) {
     const std::string& a = arg.arg();
     if (arg.is_help()) {
       std::cout << kSurrogateHelp;
-      return 0;
+      return false;
     } else if (a == "--out") {
       options.out_dir = arg.value();
     } else if (!read_fidelity_argument(arg, options)) {
-      throw UsageError("fidelity: unknown option " + a + "\n" + kSurrogateHelp);
+      throw UsageError(verb + ": unknown option " + a + "\n" + kSurrogateHelp);
     }
   }
   if (options.surrogate.empty() || options.configs.empty())
-    throw UsageError(std::string("fidelity needs SURROGATE.json and at least one CONFIG\n") + kSurrogateHelp);
+    throw UsageError(verb + " needs SURROGATE.json and at least one CONFIG\n" + kSurrogateHelp);
+  return true;
+}
+
+int surrogate_fidelity(ArgCursor& arg) {
+  FidelityRunOptions options;
+  if (!read_sweep_command(arg, options, "fidelity")) return 0;
   const FidelityRunResult result = run_surrogate_fidelity(options);
   std::cout << surrogate_fidelity_markdown(result.fidelity);
   if (!options.quiet) std::fprintf(stderr, "surrogate fidelity: %s, %s\n", result.files[0].c_str(), result.files[1].c_str());
@@ -289,19 +295,7 @@ int surrogate_fidelity(ArgCursor& arg) {
 int surrogate_pick(ArgCursor& arg) {
   FidelityRunOptions options;
   options.out_dir = "results/surrogate-pick";
-  while (arg.next()) {
-    const std::string& a = arg.arg();
-    if (arg.is_help()) {
-      std::cout << kSurrogateHelp;
-      return 0;
-    } else if (a == "--out") {
-      options.out_dir = arg.value();
-    } else if (!read_fidelity_argument(arg, options)) {
-      throw UsageError("pick: unknown option " + a + "\n" + kSurrogateHelp);
-    }
-  }
-  if (options.surrogate.empty() || options.configs.empty())
-    throw UsageError(std::string("pick needs SURROGATE.json and at least one CONFIG\n") + kSurrogateHelp);
+  if (!read_sweep_command(arg, options, "pick")) return 0;
   const PickRunResult result = run_surrogate_pick(options);
   std::cout << static_picks_markdown(result.picks);
   if (!options.quiet) std::fprintf(stderr, "surrogate pick: %s, %s\n", result.files[0].c_str(), result.files[1].c_str());

@@ -13,44 +13,30 @@
 #include "experiments/surrogate/fidelity_run.hpp"
 #include "experiments/surrogate/surrogate_calibration.hpp"
 #include "experiments/surrogate/surrogate_fidelity.hpp"
+#include "sweep_run.hpp"
 #include "test_helpers.hpp"
 
-using experiments::ControllerRole;
 using experiments::ControllerRun;
 
-namespace {
-
-ControllerRun sweep(const std::string& cluster, std::uint64_t seed, double t_ms, std::optional<double> time, double run_s = 100) {
-  ControllerRun r;
-  r.cluster = cluster;
-  r.seed = seed;
-  r.controller = "fixed-t-T_ms=" + std::to_string(static_cast<int>(t_ms));
-  r.role = ControllerRole::Sweep;
-  r.barrier_ms = t_ms;
-  r.time_to_target_s = time;
-  r.run_time_s = run_s;
-  return r;
-}
-
-}  // namespace
+using testing::sweep_run;
 
 TEST_CASE("surrogate fidelity: best static T on each side, adjacency and the errors, by hand") {
   // Cluster a: real best 200 ms (8 s), surrogate best 400 ms (7 s): adjacent; at 200 ms the
   // surrogate says 9 s, 12.5% over.
-  std::vector<ControllerRun> real = {sweep("a", 1, 100, 10), sweep("a", 2, 100, 12), sweep("a", 1, 200, 8), sweep("a", 2, 200, 8),
-                                     sweep("a", 1, 400, 9), sweep("a", 2, 400, 11)};
-  std::vector<ControllerRun> surrogate = {sweep("a", 1, 100, 11), sweep("a", 2, 100, 11), sweep("a", 1, 200, 9), sweep("a", 2, 200, 9),
-                                          sweep("a", 1, 400, 7), sweep("a", 2, 400, 7)};
+  std::vector<ControllerRun> real = {sweep_run("a", 1, 100, 10), sweep_run("a", 2, 100, 12), sweep_run("a", 1, 200, 8), sweep_run("a", 2, 200, 8),
+                                     sweep_run("a", 1, 400, 9), sweep_run("a", 2, 400, 11)};
+  std::vector<ControllerRun> surrogate = {sweep_run("a", 1, 100, 11), sweep_run("a", 2, 100, 11), sweep_run("a", 1, 200, 9),
+                                          sweep_run("a", 2, 200, 9),  sweep_run("a", 1, 400, 7),  sweep_run("a", 2, 400, 7)};
   // Cluster b: the real 100 ms missed on one seed (counted at its 50 s run time), so 800 ms is
   // its best; the surrogate's best is 100 ms, two points away.
   for (auto* runs : {&real, &surrogate}) {
     const bool is_real = runs == &real;
-    runs->push_back(sweep("b", 1, 100, is_real ? std::nullopt : std::optional<double>(3), 50));
-    runs->push_back(sweep("b", 2, 100, 3));
-    runs->push_back(sweep("b", 1, 200, 6));
-    runs->push_back(sweep("b", 2, 200, 6));
-    runs->push_back(sweep("b", 1, 800, 4));
-    runs->push_back(sweep("b", 2, 800, is_real ? 4 : 4.41));
+    runs->push_back(sweep_run("b", 1, 100, is_real ? std::nullopt : std::optional<double>(3), 50));
+    runs->push_back(sweep_run("b", 2, 100, 3));
+    runs->push_back(sweep_run("b", 1, 200, 6));
+    runs->push_back(sweep_run("b", 2, 200, 6));
+    runs->push_back(sweep_run("b", 1, 800, 4));
+    runs->push_back(sweep_run("b", 2, 800, is_real ? 4 : 4.41));
   }
   ControllerRun lcm;
   lcm.cluster = "a";
@@ -127,10 +113,10 @@ TEST_CASE("surrogate calibration: both drift scales scaled, misses counted per s
 
   // One cluster, two seeds: at 400 ms the surrogate misses once where real training reached on
   // both seeds; at 800 ms real training misses twice where the surrogate reached on both.
-  std::vector<ControllerRun> real = {sweep("a", 1, 200, 8), sweep("a", 2, 200, 8), sweep("a", 1, 400, 9), sweep("a", 2, 400, 9),
-                                     sweep("a", 1, 800, std::nullopt), sweep("a", 2, 800, std::nullopt)};
-  std::vector<ControllerRun> surrogate = {sweep("a", 1, 200, 8), sweep("a", 2, 200, 8), sweep("a", 1, 400, std::nullopt),
-                                          sweep("a", 2, 400, 9), sweep("a", 1, 800, 12), sweep("a", 2, 800, 12)};
+  std::vector<ControllerRun> real = {sweep_run("a", 1, 200, 8), sweep_run("a", 2, 200, 8), sweep_run("a", 1, 400, 9), sweep_run("a", 2, 400, 9),
+                                     sweep_run("a", 1, 800, std::nullopt), sweep_run("a", 2, 800, std::nullopt)};
+  std::vector<ControllerRun> surrogate = {sweep_run("a", 1, 200, 8), sweep_run("a", 2, 200, 8), sweep_run("a", 1, 400, std::nullopt),
+                                          sweep_run("a", 2, 400, 9), sweep_run("a", 1, 800, 12), sweep_run("a", 2, 800, 12)};
   const auto point = experiments::calibration_point(1.3, experiments::compare_surrogate(real, surrogate));
   CHECK(point.scale == 1.3);
   CHECK(point.clusters == 1);

@@ -9,25 +9,12 @@
 
 #include "common/errors.hpp"
 #include "experiments/surrogate/surrogate_pick.hpp"
+#include "sweep_run.hpp"
 
 using experiments::ControllerRole;
 using experiments::ControllerRun;
 
-namespace {
-
-ControllerRun run(const std::string& cluster, std::uint64_t seed, double t_ms, std::optional<double> time, double run_s = 100) {
-  ControllerRun r;
-  r.cluster = cluster;
-  r.seed = seed;
-  r.controller = "fixed-t-T_ms=" + std::to_string(static_cast<int>(t_ms));
-  r.role = ControllerRole::Sweep;
-  r.barrier_ms = t_ms;
-  r.time_to_target_s = time;
-  r.run_time_s = run_s;
-  return r;
-}
-
-}  // namespace
+using testing::sweep_run;
 
 TEST_CASE("surrogate pick: the fewest misses before the shortest time, geometric means over seeds, other controllers ignored") {
   CHECK(experiments::best_sweep_point({{0, 5.0}, {0, 4.0}, {1, 1.0}}) == 1);
@@ -38,10 +25,12 @@ TEST_CASE("surrogate pick: the fewest misses before the shortest time, geometric
   // Cluster b (listed first, picked second): 400 ms is the fastest on average (sqrt(5 x 7) s, its
   // miss at its 5 s run time) but missed once, so 200 ms (8 s twice) is the pick over 100 ms
   // (sqrt(10 x 12) s). Cluster a: every point missed once; the shortest of them, 50 ms.
-  std::vector<ControllerRun> runs = {run("b", 1, 100, 10), run("b", 2, 100, 12), run("b", 1, 200, 8), run("b", 2, 200, 8),
-                                     run("b", 1, 400, std::nullopt, 5), run("b", 2, 400, 7),
-                                     run("a", 1, 50, std::nullopt, 30), run("a", 2, 50, 20), run("a", 1, 25, std::nullopt, 40), run("a", 2, 25, 20)};
-  ControllerRun lcm = run("b", 1, 0, 1);  // faster than every point, but not a sweep point
+  std::vector<ControllerRun> runs = {sweep_run("b", 1, 100, 10), sweep_run("b", 2, 100, 12),
+                                     sweep_run("b", 1, 200, 8),  sweep_run("b", 2, 200, 8),
+                                     sweep_run("b", 1, 400, std::nullopt, 5), sweep_run("b", 2, 400, 7),
+                                     sweep_run("a", 1, 50, std::nullopt, 30), sweep_run("a", 2, 50, 20),
+                                     sweep_run("a", 1, 25, std::nullopt, 40), sweep_run("a", 2, 25, 20)};
+  ControllerRun lcm = sweep_run("b", 1, 0, 1);  // faster than every point, but not a sweep point
   lcm.controller = "orchestra-lcm";
   lcm.role = ControllerRole::Judged;
   runs.push_back(lcm);
