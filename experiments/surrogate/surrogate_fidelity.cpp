@@ -36,11 +36,11 @@ std::string percent(double x) {
   return buffer;
 }
 
-std::string with_misses(double s, int misses, int seeds) {
-  std::string text = fixed(s, 2);
-  if (misses > 0) text += " (" + std::to_string(misses) + " of " + std::to_string(seeds) + " missed)";
-  return text;
+std::string missed(int misses, int seeds) {
+  return misses > 0 ? " (" + std::to_string(misses) + " of " + std::to_string(seeds) + " missed)" : "";
 }
+
+std::string with_misses(double s, int misses, int seeds) { return fixed(s, 2) + missed(misses, seeds); }
 
 }  // namespace
 
@@ -109,6 +109,8 @@ SurrogateFidelity compare_surrogate(const std::vector<ControllerRun>& real, cons
   for (const auto& c : out.clusters) {
     const double pick = c.pick_over_real_best();
     pick_log += std::log(pick);
+    out.pick_real_misses += c.sweep[static_cast<std::size_t>(c.surrogate_best)].real_misses;
+    out.pick_real_runs += c.sweep[static_cast<std::size_t>(c.surrogate_best)].seeds;
     if (pick > out.pick_worst || out.pick_worst_cluster.empty()) {
       out.pick_worst = pick;
       out.pick_worst_cluster = c.cluster;
@@ -145,7 +147,8 @@ std::string surrogate_fidelity_markdown(const SurrogateFidelity& f) {
           (c.best_same_or_adjacent() ? (c.real_best == c.surrogate_best ? "same" : "adjacent") : "**no**") + " | " +
           with_misses(rb.real_s, rb.real_misses, rb.seeds) + " | " + with_misses(rb.surrogate_s, rb.surrogate_misses, rb.seeds) + " | " +
           percent(c.error_at_real_best()) + " | " + fixed(c.real_oracle_s(), 2) + " | " + fixed(c.surrogate_oracle_s(), 2) + " | " +
-          percent(c.oracle_error()) + " | " + fixed(100 * c.sweep_mean_abs_error(), 1) + "% | " + fixed(c.pick_over_real_best(), 3) + "x |\n";
+          percent(c.oracle_error()) + " | " + fixed(100 * c.sweep_mean_abs_error(), 1) + "% | " +
+          fixed(c.pick_over_real_best(), 3) + "x" + missed(sb.real_misses, sb.seeds) + " |\n";
   }
   md += "\nBest static T the same or adjacent on " + std::to_string(f.best_same_or_adjacent) + " of " + std::to_string(f.clusters.size()) +
         " clusters; time at the real best T within 10% on " + std::to_string(f.within_10_percent) + " of " +
@@ -153,7 +156,8 @@ std::string surrogate_fidelity_markdown(const SurrogateFidelity& f) {
         fixed(100 * f.mean_abs_error_sweep, 1) + "% mean |error|.\n\n";
   // The surrogate's pick as a baseline: what it costs in real training, beside every controller.
   md += "In real training, over the real best static T (geometric mean over clusters): the static T chosen on the surrogate " +
-        fixed(f.pick_over_real_best, 3) + "x (at most " + fixed(f.pick_worst, 2) + "x, " + f.pick_worst_cluster + ")";
+        fixed(f.pick_over_real_best, 3) + "x (at most " + fixed(f.pick_worst, 2) + "x, " + f.pick_worst_cluster + "; " +
+        std::to_string(f.pick_real_misses) + " of its " + std::to_string(f.pick_real_runs) + " real runs missed the target)";
   for (const auto& o : f.others_over_real_best) {
     md += "; " + o.controller + " " + fixed(o.geomean, 3) + "x";
     if (o.clusters != static_cast<int>(f.clusters.size()))

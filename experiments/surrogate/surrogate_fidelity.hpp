@@ -71,6 +71,9 @@ struct SurrogateFidelity {
   double pick_over_real_best = 1;
   double pick_worst = 1;
   std::string pick_worst_cluster;
+  // A miss counts at its run time, which can be shorter than the real best T's time to target:
+  // the real runs at the picks that missed, said beside the geometric mean.
+  int pick_real_misses = 0, pick_real_runs = 0;
   std::vector<RealOverBestStatic> others_over_real_best;
 };
 

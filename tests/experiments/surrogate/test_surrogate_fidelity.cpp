@@ -77,6 +77,8 @@ TEST_CASE("surrogate fidelity: best static T on each side, adjacency and the err
   CHECK(f.pick_over_real_best == doctest::Approx(std::sqrt(std::sqrt(99.0) / 8 * std::sqrt(150.0) / 4)));
   CHECK(f.pick_worst == doctest::Approx(std::sqrt(150.0) / 4));
   CHECK(f.pick_worst_cluster == "b");
+  CHECK(f.pick_real_misses == 1);
+  CHECK(f.pick_real_runs == 4);
   REQUIRE(f.others_over_real_best.size() == 1);
   CHECK(f.others_over_real_best[0].controller == "orchestra-lcm");
   CHECK(f.others_over_real_best[0].geomean == doctest::Approx(1.25));
@@ -84,8 +86,9 @@ TEST_CASE("surrogate fidelity: best static T on each side, adjacency and the err
   const std::string md = experiments::surrogate_fidelity_markdown(f);
   CHECK(md.find("| a | 200 | 400 | adjacent |") != std::string::npos);
   CHECK(md.find("**no**") != std::string::npos);
-  CHECK(md.find("| 3.062x |") != std::string::npos);  // b's pick, sqrt(150) / 4
-  CHECK(md.find("the static T chosen on the surrogate 1.951x (at most 3.06x, b); orchestra-lcm 1.250x (1 of 2 clusters).") != std::string::npos);
+  CHECK(md.find("| 3.062x (1 of 2 missed) |") != std::string::npos);  // b's pick, sqrt(150) / 4, its real miss said
+  CHECK(md.find("the static T chosen on the surrogate 1.951x (at most 3.06x, b; 1 of its 4 real runs missed the target); "
+                "orchestra-lcm 1.250x (1 of 2 clusters).") != std::string::npos);
   CHECK(experiments::surrogate_fidelity_csv(f).find("a,fixed-t-T_ms=200,200.000,2,8.0000,0,9.0000,0,0.12500,1,0") != std::string::npos);
   CHECK_THROWS_AS(experiments::compare_surrogate(real, {}), common::DataError);
 }
