@@ -2,25 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <stdexcept>
 
 #include "common/atomic_file.hpp"
 #include "common/errors.hpp"
+#include "experiments/analysis/table_cells.hpp"
 #include "experiments/runner/evaluation.hpp"
 
 namespace experiments {
-namespace {
-
-std::string fixed(double x, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, x);
-  return buffer;
-}
-
-}  // namespace
 
 std::size_t best_sweep_point(const std::vector<std::pair<int, double>>& misses_and_times) {
   if (misses_and_times.empty()) throw std::invalid_argument("best_sweep_point: an empty sweep");
