@@ -32,6 +32,7 @@ struct ControllerRun {
   double barrier_ms = 0;                  // Sweep: its T
   std::optional<double> time_to_target_s;
   double run_time_s = 0;                  // the run's clock at its end
+  double final_accuracy = 0;              // test accuracy at the run's end
 };
 
 // A geometric mean of per-cluster ratios with its 95% confidence interval: Student's t over the

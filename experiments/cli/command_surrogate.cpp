@@ -32,7 +32,7 @@ const char* kSurrogateHelp = R"(usage: orchestra surrogate log TRAIN_CONFIG [--e
        orchestra surrogate fit LOG_DIR... [--out FILE] [--forms progress-noise,sample-clock] [--quiet]
        orchestra surrogate calibrate SURROGATE.json CONFIG... [--real DIR]... [--scales LIST] [--steps-gains LIST] [--out FILE] [--work DIR]
        orchestra surrogate fidelity SURROGATE.json CONFIG... [--seeds 1-3] [--jobs N] [--real DIR]... [--out DIR]
-       orchestra surrogate pick SURROGATE.json CONFIG... [--seeds 1-3] [--jobs N] [--out DIR]
+       orchestra surrogate pick SURROGATE.json CONFIG... [--seeds 101-110] [--jobs N] [--real DIR]... [--out DIR]
        orchestra surrogate hardest POLICY.pt TRAIN_CONFIG [--candidates N] [--keep K] [--seed S] [--out FILE]
 
 The surrogate of training: a fitted model of how the global model's test loss and accuracy move in
@@ -87,8 +87,8 @@ at microseconds per round (README, "The surrogate of training").
                      policy) on the configs with real training and on the surrogate, compared per
                      cluster: the best static T on each side (same or adjacent?) and the time to
                      target (relative error); and the surrogate's best T in real training, over
-                     the real best static T, beside every other controller's: a static T chosen
-                     before any real run, the baseline a learned controller must beat;
+                     the real best static T, beside every other controller's (on the same seeds,
+                     so it has seen their draws: `pick --real` judges one planned on others);
                      DIR/fidelity.md and DIR/fidelity.csv
       --seeds LIST   (default 1-3)
       --jobs N       seeds run at once, in processes (default 1)
@@ -104,9 +104,16 @@ at microseconds per round (README, "The surrogate of training").
   pick SURROGATE.json CONFIG...
                      a static barrier per config before any real run: fidelity's sweep on the
                      surrogate alone (seconds), and on each cluster the T with the fewest misses,
-                     then the shortest time to target; DIR/pick.md and DIR/pick.csv. Use it as
-                     {name: fixed-t, T_ms: T}. Judged in real training by fidelity (above)
-      --seeds LIST, --jobs N, --policy P.pt, --epochs N, --target A   as for fidelity
+                     then the shortest time to target (among points that missed as often, the
+                     highest accuracy); DIR/pick.md and DIR/pick.csv. Use it as
+                     {name: fixed-t, T_ms: T}
+      --seeds LIST   the planning seeds (default 101-110: none that evaluate runs by default; a
+                     seed fixes the perturbations' draws, so a pick planned on the seeds it is
+                     judged on has seen them)
+      --real DIR     an orchestra evaluate folder of the same configs (repeatable): the pick
+                     judged there like its controllers (over the oracle, paired), written as
+                     DIR/judged.md and DIR/judged.csv; its seeds must not be planning seeds
+      --jobs N, --policy P.pt, --epochs N, --target A   as for fidelity
       --out DIR      (default results/surrogate-pick)
 
   hardest POLICY.pt TRAIN_CONFIG
@@ -295,10 +302,16 @@ int surrogate_fidelity(ArgCursor& arg) {
 int surrogate_pick(ArgCursor& arg) {
   FidelityRunOptions options;
   options.out_dir = "results/surrogate-pick";
+  options.seeds = default_planning_seeds();
   if (!read_sweep_command(arg, options, "pick")) return 0;
   const PickRunResult result = run_surrogate_pick(options);
   std::cout << static_picks_markdown(result.picks);
-  if (!options.quiet) std::fprintf(stderr, "surrogate pick: %s, %s\n", result.files[0].c_str(), result.files[1].c_str());
+  if (result.judged) std::cout << "\n" << evaluation_markdown(*result.judged);
+  if (!options.quiet) {
+    std::string files;
+    for (const auto& f : result.files) files += (files.empty() ? "" : ", ") + f;
+    std::fprintf(stderr, "surrogate pick: %s\n", files.c_str());
+  }
   return 0;
 }
 

@@ -528,6 +528,7 @@ std::vector<ControllerRun> read_evaluation_runs(const std::string& out_dir) {
         const PolicyResults r = read_policy_folder((dir / ("seed-" + std::to_string(seed)) / run.controller).string());
         run.time_to_target_s = r.time_to_target_s;
         run.run_time_s = r.sim_time_s;
+        run.final_accuracy = r.final_accuracy;
         runs.push_back(run);
       }
   }

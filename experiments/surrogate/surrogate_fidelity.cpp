@@ -78,19 +78,24 @@ SurrogateFidelity compare_surrogate(const std::vector<ControllerRun>& real, cons
         surrogate_log += std::log(time_of(*s));
         t.real_misses += r->time_to_target_s ? 0 : 1;
         t.surrogate_misses += s->time_to_target_s ? 0 : 1;
+        t.real_accuracy += r->final_accuracy;
+        t.surrogate_accuracy += s->final_accuracy;
       }
       t.seeds = static_cast<int>(runs.size());
+      t.real_accuracy /= t.seeds;
+      t.surrogate_accuracy /= t.seeds;
       t.real_s = std::exp(real_log / t.seeds);
       t.surrogate_s = std::exp(surrogate_log / t.seeds);
       (runs.front().first->role == ControllerRole::Sweep ? c.sweep : c.others).push_back(t);
     }
     std::sort(c.sweep.begin(), c.sweep.end(), [](const auto& a, const auto& b) { return a.barrier_ms < b.barrier_ms; });
     if (c.sweep.empty()) continue;
-    // Each side's best static T by the one rule (the fewest misses, then the time).
-    std::vector<std::pair<int, double>> real_keys, surrogate_keys;
+    // Each side's best static T by the one rule (the fewest misses, then the time or, among
+    // points that missed, the accuracy).
+    std::vector<SweepPointScore> real_keys, surrogate_keys;
     for (const auto& t : c.sweep) {
-      real_keys.push_back({t.real_misses, t.real_s});
-      surrogate_keys.push_back({t.surrogate_misses, t.surrogate_s});
+      real_keys.push_back({t.real_misses, t.real_s, t.real_accuracy});
+      surrogate_keys.push_back({t.surrogate_misses, t.surrogate_s, t.surrogate_accuracy});
     }
     c.real_best = static_cast<int>(best_sweep_point(real_keys));
     c.surrogate_best = static_cast<int>(best_sweep_point(surrogate_keys));

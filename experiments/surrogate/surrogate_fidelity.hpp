@@ -31,6 +31,7 @@ struct ControllerTimes {
   double real_s = 0;            // geometric mean over seeds (a miss at its run time)
   double surrogate_s = 0;
   int real_misses = 0, surrogate_misses = 0;
+  double real_accuracy = 0, surrogate_accuracy = 0;  // mean final accuracy over seeds
   int seeds = 0;
   double error() const { return surrogate_s / real_s - 1.0; }
 };

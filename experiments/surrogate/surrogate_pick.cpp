@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 #include "common/atomic_file.hpp"
@@ -13,18 +14,23 @@
 
 namespace experiments {
 
-std::size_t best_sweep_point(const std::vector<std::pair<int, double>>& misses_and_times) {
-  if (misses_and_times.empty()) throw std::invalid_argument("best_sweep_point: an empty sweep");
+std::size_t best_sweep_point(const std::vector<SweepPointScore>& points) {
+  if (points.empty()) throw std::invalid_argument("best_sweep_point: an empty sweep");
+  const auto better = [](const SweepPointScore& a, const SweepPointScore& b) {
+    if (a.misses != b.misses) return a.misses < b.misses;
+    if (a.misses > 0 && a.accuracy != b.accuracy) return a.accuracy > b.accuracy;
+    return a.time_s < b.time_s;
+  };
   std::size_t chosen = 0;
-  for (std::size_t k = 1; k < misses_and_times.size(); ++k)
-    if (misses_and_times[k] < misses_and_times[chosen]) chosen = k;
+  for (std::size_t k = 1; k < points.size(); ++k)
+    if (better(points[k], points[chosen])) chosen = k;
   return chosen;
 }
 
 std::vector<StaticPick> pick_static_barriers(const std::vector<ControllerRun>& runs) {
-  // cluster -> controller -> (sum of log times, misses, seeds, T)
+  // cluster -> controller -> (sum of log times, sum of accuracies, misses, seeds, T)
   struct Sum {
-    double log_time = 0, barrier_ms = 0;
+    double log_time = 0, accuracy = 0, barrier_ms = 0;
     int misses = 0, seeds = 0;
   };
   std::map<std::string, std::map<std::string, Sum>> sums;
@@ -32,6 +38,7 @@ std::vector<StaticPick> pick_static_barriers(const std::vector<ControllerRun>& r
     if (r.role != ControllerRole::Sweep) continue;
     Sum& s = sums[r.cluster][r.controller];
     s.log_time += std::log(r.time_to_target_s ? *r.time_to_target_s : r.run_time_s);
+    s.accuracy += r.final_accuracy;
     s.misses += r.time_to_target_s ? 0 : 1;
     s.seeds += 1;
     s.barrier_ms = r.barrier_ms;
@@ -42,10 +49,10 @@ std::vector<StaticPick> pick_static_barriers(const std::vector<ControllerRun>& r
     StaticPick p;
     p.cluster = cluster;
     for (const auto& [controller, s] : points)
-      p.sweep.push_back({s.barrier_ms, controller, std::exp(s.log_time / s.seeds), s.misses, s.seeds});
+      p.sweep.push_back({s.barrier_ms, controller, std::exp(s.log_time / s.seeds), s.accuracy / s.seeds, s.misses, s.seeds});
     std::sort(p.sweep.begin(), p.sweep.end(), [](const auto& a, const auto& b) { return a.barrier_ms < b.barrier_ms; });
-    std::vector<std::pair<int, double>> keys;
-    for (const auto& point : p.sweep) keys.push_back({point.misses, point.time_s});
+    std::vector<SweepPointScore> keys;
+    for (const auto& point : p.sweep) keys.push_back({point.misses, point.time_s, point.accuracy});
     p.chosen = best_sweep_point(keys);
     picks.push_back(std::move(p));
   }
@@ -75,8 +82,69 @@ std::string static_picks_csv(const std::vector<StaticPick>& picks) {
   return csv;
 }
 
+std::vector<ControllerRun> picked_runs(const std::vector<StaticPick>& picks, const std::vector<ControllerRun>& real) {
+  std::map<std::string, std::string> label_of;  // cluster -> the picked sweep point's label
+  for (const auto& p : picks) label_of[p.cluster] = p.pick().controller;
+  std::map<std::string, std::set<std::uint64_t>> seeds, picked_seeds;
+  std::vector<ControllerRun> out;
+  for (const auto& r : real) {
+    seeds[r.cluster].insert(r.seed);
+    const auto it = label_of.find(r.cluster);
+    if (it == label_of.end()) throw common::DataError("the real evaluation ran " + r.cluster + ", which has no pick");
+    if (r.role != ControllerRole::Sweep || r.controller != it->second) continue;
+    ControllerRun copy = r;
+    copy.controller = kSurrogatePick;
+    copy.role = ControllerRole::Judged;
+    out.push_back(copy);
+    picked_seeds[r.cluster].insert(r.seed);
+  }
+  for (const auto& [cluster, ran] : seeds)
+    if (picked_seeds[cluster] != ran)
+      throw common::DataError(cluster + ": the real evaluation has no run of the picked " + label_of[cluster] + " on every seed (another config or workload?)");
+  return out;
+}
+
+std::vector<std::uint64_t> default_planning_seeds() {
+  std::vector<std::uint64_t> seeds;
+  for (std::uint64_t s = 101; s <= 110; ++s) seeds.push_back(s);
+  return seeds;
+}
+
+namespace {
+
+// "101-110" for consecutive seeds, else "1, 5, 9".
+std::string seed_list_text(const std::vector<std::uint64_t>& seeds) {
+  bool consecutive = seeds.size() > 1;
+  for (std::size_t k = 1; k < seeds.size(); ++k) consecutive = consecutive && seeds[k] == seeds[k - 1] + 1;
+  if (consecutive) return std::to_string(seeds.front()) + "-" + std::to_string(seeds.back());
+  std::string text;
+  for (auto s : seeds) text += (text.empty() ? "" : ", ") + std::to_string(s);
+  return text;
+}
+
+std::vector<ControllerRun> read_real(const std::vector<std::string>& dirs) {
+  std::vector<ControllerRun> real;
+  for (const auto& dir : dirs) {
+    const auto runs = read_evaluation_runs(dir);
+    real.insert(real.end(), runs.begin(), runs.end());
+  }
+  return real;
+}
+
+// A planning seed the real runs were scored on: the pick would have seen their draws.
+void refuse_shared_seeds(const std::vector<std::uint64_t>& planning, const std::vector<ControllerRun>& real) {
+  for (const auto& r : real)
+    if (std::find(planning.begin(), planning.end(), r.seed) != planning.end())
+      throw common::UsageError("pick: planning seed " + std::to_string(r.seed) +
+                               " is one the real evaluation ran, so the pick would see the draws it is judged on: plan on other --seeds "
+                               "(default 101-110)");
+}
+
+}  // namespace
+
 PickRunResult run_surrogate_pick(const FidelityRunOptions& options) {
-  if (!options.real_from.empty()) throw common::UsageError("pick runs on the surrogate alone: drop --real");
+  const std::vector<ControllerRun> real = read_real(options.real_from);
+  refuse_shared_seeds(options.seeds, real);
   PickRunResult result;
   result.surrogate_dir = evaluate_on_surrogate(options, write_surrogate_variants(options));
   result.picks = pick_static_barriers(read_evaluation_runs(result.surrogate_dir));
@@ -86,6 +154,21 @@ PickRunResult run_surrogate_pick(const FidelityRunOptions& options) {
                                     "; its runs: " + result.surrogate_dir + ".\n\n" + static_picks_markdown(result.picks));
   common::write_file_atomic(csv, static_picks_csv(result.picks));
   result.files = {md, csv};
+  if (real.empty()) return result;
+  std::vector<ControllerRun> runs = real;
+  const std::vector<ControllerRun> pick = picked_runs(result.picks, real);
+  runs.insert(runs.end(), pick.begin(), pick.end());
+  result.judged = summarize_evaluation(runs);
+  std::string real_names;
+  for (const auto& dir : options.real_from) real_names += (real_names.empty() ? "" : ", ") + dir;
+  const std::string judged_md = (out / "judged.md").string(), judged_csv = (out / "judged.csv").string();
+  common::write_file_atomic(judged_md, "# The surrogate's static T judged in real training\n\nPicked on the surrogate (seeds " +
+                                           seed_list_text(options.seeds) + "); judged on the real runs of " + real_names +
+                                           ", whose sweep ran each picked T (`" + kSurrogatePick + "`).\n\n" +
+                                           evaluation_markdown(*result.judged));
+  common::write_file_atomic(judged_csv, evaluation_overall_csv(*result.judged));
+  result.files.push_back(judged_md);
+  result.files.push_back(judged_csv);
   return result;
 }
 

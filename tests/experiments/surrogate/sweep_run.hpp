@@ -12,7 +12,7 @@ namespace testing {
 
 // time: the time to target, or nullopt for a run that missed it (then run_s is its run time).
 inline experiments::ControllerRun sweep_run(const std::string& cluster, std::uint64_t seed, double t_ms, std::optional<double> time,
-                                            double run_s = 100) {
+                                            double run_s = 100, double accuracy = 0) {
   experiments::ControllerRun r;
   r.cluster = cluster;
   r.seed = seed;
@@ -21,6 +21,7 @@ inline experiments::ControllerRun sweep_run(const std::string& cluster, std::uin
   r.barrier_ms = t_ms;
   r.time_to_target_s = time;
   r.run_time_s = run_s;
+  r.final_accuracy = accuracy;
   return r;
 }
 

@@ -7,8 +7,10 @@
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <vector>
 
+#include "common/csv_table.hpp"
 #include "env/surrogate/surrogate_file.hpp"
 #include "experiments/config/config.hpp"
 #include "test_helpers.hpp"
@@ -218,7 +220,28 @@ TEST_CASE("orchestra surrogate fidelity --epochs --target: real and surrogate ru
   const auto again = testing::run_command(pick + (dir / "p2"));
   REQUIRE_MESSAGE(again.exit_code == 0, again.output);
   CHECK(testing::read_text(dir / "p2/pick.csv") == testing::read_text(dir / "p/pick.csv"));
-  const auto with_real = testing::run_command(pick + (dir / "p3") + " --real " + (dir / "f/real"));
-  CHECK(with_real.exit_code == 2);
-  CHECK(with_real.output.find("pick runs on the surrogate alone: drop --real") != std::string::npos);
+  // Judged on a real evaluation of seed 1: planned on seed 1 it would have seen that seed's draws,
+  // refused before anything runs; planned on seed 2, its real time on seed 1 is the sweep's run at
+  // the picked T, over the oracle of that seed.
+  const auto same_seed = testing::run_command(pick + (dir / "p3") + " --real " + (dir / "f/real"));
+  CHECK(same_seed.exit_code == 2);
+  CHECK(same_seed.output.find("planning seed 1 is one the real evaluation ran") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "p3/pick.csv"));
+  const std::string judge = kBinary + " surrogate pick " + (dir / "s.json") + " " + (dir / "task.yaml") + " --seeds 2 --policy " + shipped +
+                            " --epochs 1 --target 0.3 --quiet --real " + (dir / "f/real") + " --out " + (dir / "p4");
+  const auto judged = testing::run_command(judge);
+  REQUIRE_MESSAGE(judged.exit_code == 0, judged.output);
+  const double t4 = testing::csv_column(dir / "p4/pick.csv", "barrier_ms").at(0);
+  const auto ran = nlohmann::json::parse(testing::read_text(dir / ("f/real/task/seed-1/fixed-t-T_ms=" + std::to_string(std::lround(t4))) + "/summary.json"));
+  const double oracle = testing::csv_column(dir / "f/real/evaluation.csv", "oracle_time_s").at(0);
+  const double expected = (ran["reached_target"].get<bool>() ? ran["time_to_target_s"] : ran["sim_time_s"]).get<double>() / oracle;
+  const common::CsvTable overall = common::read_csv(dir / "p4/judged.csv");
+  std::optional<std::size_t> row;
+  for (std::size_t r = 0; r < overall.rows.size(); ++r)
+    if (overall.rows[r][overall.column("controller")] == "surrogate-pick") row = r;
+  REQUIRE(row);
+  CHECK(overall.number(*row, overall.column("ratio")) == doctest::Approx(expected).epsilon(1e-6));
+  CHECK(overall.number(*row, overall.column("ratio")) >= 1.0 - 1e-9);  // a sweep point, never better than the seed's best
+  CHECK(testing::read_text(dir / "p4/judged.md").find("seeds 2") != std::string::npos);
+  CHECK(judged.output.find("surrogate-pick") != std::string::npos);
 }
