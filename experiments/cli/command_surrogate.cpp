@@ -108,8 +108,8 @@ at microseconds per round (README, "The surrogate of training").
                      highest accuracy); DIR/pick.md and DIR/pick.csv. Use it as
                      {name: fixed-t, T_ms: T}
       --seeds LIST   the planning seeds (default 101-110: none that evaluate runs by default; a
-                     seed fixes the perturbations' draws, so a pick planned on the seeds it is
-                     judged on has seen them)
+                     seed fixes the workers' batch-time noise and the data order, so a pick planned
+                     on the seeds it is judged on has seen them)
       --real DIR     an orchestra evaluate folder of the same configs (repeatable): the pick
                      judged there like its controllers (over the oracle, paired), written as
                      DIR/judged.md and DIR/judged.csv; its seeds must not be planning seeds

@@ -64,7 +64,7 @@ inline constexpr const char* kSurrogatePick = "surrogate-pick";
 std::vector<ControllerRun> picked_runs(const std::vector<StaticPick>& picks, const std::vector<ControllerRun>& real);
 
 // The default planning seeds: none of them is one `orchestra evaluate` runs by default (1-3). In
-// the simulated cluster a seed fixes the perturbations' draws and the data order, so a pick
+// the simulated cluster a seed fixes each worker's batch-time noise and the data order, so a pick
 // planned on the seeds it is judged on has seen them.
 std::vector<std::uint64_t> default_planning_seeds();
 
