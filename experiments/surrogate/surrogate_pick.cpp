@@ -62,7 +62,8 @@ std::vector<StaticPick> pick_static_barriers(const std::vector<ControllerRun>& r
 std::string static_picks_markdown(const std::vector<StaticPick>& picks) {
   std::string md =
       "Per cluster the sweep's T with the fewest misses on the surrogate, then the shortest time to target (geometric mean over "
-      "seeds, a miss at its run time); in a config: `{name: fixed-t, T_ms: T}`.\n\n"
+      "seeds, a miss at its run time; among points that missed as often, the highest mean final accuracy first); in a config: "
+      "`{name: fixed-t, T_ms: T}`.\n\n"
       "| cluster | T (ms) | time to target on the surrogate (s) | misses | the sweep (ms: s) |\n|---|---:|---:|---:|---|\n";
   for (const auto& p : picks) {
     std::string sweep;
