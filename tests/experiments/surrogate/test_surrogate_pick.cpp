@@ -60,6 +60,7 @@ TEST_CASE("surrogate pick: the fewest misses before the shortest time, geometric
   const std::string md = experiments::static_picks_markdown(picks);
   CHECK(md.find("| b | 200 | 8.00 | 0 of 2 | 100: 10.95, 200: 8.00, 400: 5.92* |") != std::string::npos);
   CHECK(md.find("{name: fixed-t, T_ms: T}") != std::string::npos);
+  CHECK(md.find("No T reached the target on every seed of the surrogate on a: ") != std::string::npos);  // not on b
 
   CHECK_THROWS_AS(experiments::pick_static_barriers({lcm}), common::DataError);
 }
