@@ -94,6 +94,15 @@ std::string evaluate_on_surrogate(const FidelityRunOptions& options, const std::
   return evaluate.out_dir;
 }
 
+std::vector<ControllerRun> read_evaluations(const std::vector<std::string>& dirs) {
+  std::vector<ControllerRun> runs;
+  for (const auto& dir : dirs) {
+    const auto read = read_evaluation_runs(dir);
+    runs.insert(runs.end(), read.begin(), read.end());
+  }
+  return runs;
+}
+
 FidelityRunResult run_surrogate_fidelity(const FidelityRunOptions& options) {
   if (options.configs.empty()) throw common::UsageError("fidelity needs at least one CONFIG");
   FidelityRunResult result;
@@ -108,13 +117,9 @@ FidelityRunResult run_surrogate_fidelity(const FidelityRunOptions& options) {
     result.real_dirs = {evaluate.out_dir};
   }
   result.surrogate_dir = evaluate_on_surrogate(options, variant_paths);
-  std::vector<ControllerRun> real;
+  const std::vector<ControllerRun> real = read_evaluations(result.real_dirs);
   std::string real_names;
-  for (const auto& dir : result.real_dirs) {
-    const auto runs = read_evaluation_runs(dir);
-    real.insert(real.end(), runs.begin(), runs.end());
-    real_names += (real_names.empty() ? "" : ", ") + dir;
-  }
+  for (const auto& dir : result.real_dirs) real_names += (real_names.empty() ? "" : ", ") + dir;
   result.fidelity = compare_surrogate(real, read_evaluation_runs(result.surrogate_dir));
   const std::string md = (out / "fidelity.md").string(), csv = (out / "fidelity.csv").string();
   common::write_file_atomic(md, "# The surrogate of training against real training\n\nSurrogate: " + options.surrogate + "; real runs: " +

@@ -45,6 +45,9 @@ FidelityRunResult run_surrogate_fidelity(const FidelityRunOptions& options);
 std::vector<std::string> write_surrogate_variants(const FidelityRunOptions& options);
 std::string evaluate_on_surrogate(const FidelityRunOptions& options, const std::vector<std::string>& variant_paths);
 
+// The runs of several `orchestra evaluate` folders (e.g. one per set of configs), in order.
+std::vector<ControllerRun> read_evaluations(const std::vector<std::string>& dirs);
+
 // `config_path`'s YAML with runtime.training: surrogate and runtime.surrogate: the absolute
 // `surrogate` path (a relative data folder made absolute, as evaluate does), for writing elsewhere.
 std::string surrogate_variant(const std::string& config_path, const std::string& surrogate);

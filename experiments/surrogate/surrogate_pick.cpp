@@ -132,15 +132,6 @@ std::string seed_list_text(const std::vector<std::uint64_t>& seeds) {
   return text;
 }
 
-std::vector<ControllerRun> read_real(const std::vector<std::string>& dirs) {
-  std::vector<ControllerRun> real;
-  for (const auto& dir : dirs) {
-    const auto runs = read_evaluation_runs(dir);
-    real.insert(real.end(), runs.begin(), runs.end());
-  }
-  return real;
-}
-
 // A planning seed the real runs were scored on: the pick would have seen their draws.
 void refuse_shared_seeds(const std::vector<std::uint64_t>& planning, const std::vector<ControllerRun>& real) {
   for (const auto& r : real)
@@ -153,7 +144,7 @@ void refuse_shared_seeds(const std::vector<std::uint64_t>& planning, const std::
 }  // namespace
 
 PickRunResult run_surrogate_pick(const FidelityRunOptions& options) {
-  const std::vector<ControllerRun> real = read_real(options.real_from);
+  const std::vector<ControllerRun> real = read_evaluations(options.real_from);
   refuse_shared_seeds(options.seeds, real);
   PickRunResult result;
   result.surrogate_dir = evaluate_on_surrogate(options, write_surrogate_variants(options));
