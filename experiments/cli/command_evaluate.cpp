@@ -34,7 +34,9 @@ Results of every run are kept in DIR/<cluster>/seed-<N>/<controller>/.
   --sweep-ms LIST the sweep's T values in ms instead (e.g. 100,200,400)
   --also ENTRY    one more controller judged beside the policies, as a YAML policy entry, e.g.
                   '{name: fixed-t, label: t-is-comm, T_x_comm: 1}' (T = the all-reduce time) or
-                  dsgd; a fixed-t without interval: gets the first policy's, as the sweep does
+                  dsgd or planned-t (a static T planned on the surrogate of training before the
+                  run); a fixed-t or planned-t without interval: gets the first policy's, as the
+                  sweep does (planned-t then plans the very sweep `orchestra surrogate pick` runs)
   --epochs N      every config's training.epochs replaced by N (the budget a run that misses ends at)
   --target A      every config's training.target_accuracy replaced by A (0 < A <= 1): the same
                   clusters judged to another target, e.g. near the model's plateau; each

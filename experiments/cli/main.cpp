@@ -6,6 +6,7 @@
 
 #include "common/errors.hpp"
 #include "experiments/cli/commands.hpp"
+#include "experiments/surrogate/barrier_planner.hpp"
 
 namespace {
 
@@ -76,6 +77,7 @@ std::string help_text() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  experiments::use_surrogate_barrier_planner();  // configs may name planned-t
   std::map<std::string, int (*)(const Args&)> commands;
   for (const auto& c : kCommands) commands[name_of(c)] = c.run;
   if (argc < 2 || std::string(argv[1]) == "help" || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {

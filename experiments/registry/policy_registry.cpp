@@ -15,6 +15,7 @@
 #include "experiments/registry/a3c_policy.hpp"
 #include "experiments/registry/balancing_policies.hpp"
 #include "experiments/registry/orchestra_options.hpp"
+#include "experiments/registry/planned_barrier.hpp"
 
 namespace experiments {
 namespace {
@@ -140,6 +141,8 @@ const std::vector<PolicyKind>& policy_registry() {
       {"orchestra-lcm", "Orchestra: barrier T from the LCM heuristic, speed-proportional data", make_orchestra_lcm,
        Aggregation::ModelAverage, {"batch_sizes"}},
       {"fixed-t", "a given barrier T (T_ms, or T_x_comm times the all-reduce time), for ablations and oracle sweeps", make_fixed_t, Aggregation::ModelAverage, {"batch_sizes"}},
+      {"planned-t", "a static T planned before the run on the surrogate of training (orchestra-lcm where it is a guess)",
+       make_planned_t_policy, Aggregation::ModelAverage, {"batch_sizes", "planning_seeds"}},
       {"orchestra-a3c", "Orchestra: a trained A3C policy moves T (default: the pretrained one, every round)", make_a3c_policy, Aggregation::ModelAverage, {"batch_sizes"}},
       {"orchestra-random", "T moved by a uniformly random action at each decision (the A3C ablation)", make_random_barrier_policy,
        Aggregation::ModelAverage, {"batch_sizes"}},

@@ -97,7 +97,8 @@ bool is_baseline(const YAML::Node& entry) {
 }
 
 // The controllers judged, as entries of an experiment's policies: list: the policies, then the
-// --also entries (a fixed-t among them with the policy's decision interval, as the sweep has it).
+// --also entries (a fixed-t or planned-t among them with the policy's decision interval, as the
+// sweep has it).
 YAML::Node judged_entries(const EvaluateOptions& options, const agents::PolicyControl& control) {
   YAML::Node judged(YAML::NodeType::Sequence);
   for (std::size_t i = 0; i < options.policies.size(); ++i) {
@@ -116,7 +117,13 @@ YAML::Node judged_entries(const EvaluateOptions& options, const agents::PolicyCo
     }
     if (!(entry.IsScalar() || (entry.IsMap() && entry["name"] && entry["name"].IsScalar())))
       throw common::UsageError("--also " + text + ": expected a policy name or a map with name: (e.g. '{name: fixed-t, T_x_comm: 1}')");
-    if (entry.IsMap() && entry_kind(entry) == "fixed-t" && !entry["interval"]) add_control(entry, control, false);
+    // planned-t plans on the sweep's options: the sweep's interval makes its pick the sweep's T.
+    if (entry.IsScalar() && entry.Scalar() == "planned-t") {
+      entry = YAML::Node(YAML::NodeType::Map);
+      entry["name"] = "planned-t";
+    }
+    const bool static_t = entry.IsMap() && (entry_kind(entry) == "fixed-t" || entry_kind(entry) == "planned-t");
+    if (static_t && !entry["interval"]) add_control(entry, control, false);
     judged.push_back(entry);
   }
   return judged;

@@ -41,8 +41,8 @@ struct EvaluateOptions {
   // (no configs then). Judging several candidates on one suite pays for the sweep once.
   std::string baselines_from;
   // More controllers judged beside the policies, as YAML policy entries, e.g.
-  // "{name: fixed-t, label: t-is-comm, T_x_comm: 1}"; a fixed-t without interval: gets the first
-  // policy's decision interval, as the sweep does. With baselines_from they run too.
+  // "{name: fixed-t, label: t-is-comm, T_x_comm: 1}"; a fixed-t or planned-t without interval:
+  // gets the first policy's decision interval, as the sweep does. With baselines_from they run too.
   std::vector<std::string> also;
   // Every config's epochs and target replaced (evaluate.yaml records what ran).
   WorkloadChange workload;

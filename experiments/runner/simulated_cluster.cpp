@@ -56,8 +56,8 @@ void SimulatedCluster::prepare(Experiment& experiment) {
   if (!config.training.timing_only && config.training_backend == TrainingBackend::Libtorch) data_ = std::make_shared<const env::DatasetPair>(env::load_dataset(config.data, config.seed));
 }
 
-void SimulatedCluster::run(const Experiment& experiment, ExperimentPolicy& policy, Progress& progress, ResultsWriter& writer) {
-  const ExperimentConfig& config = experiment.config;
+PolicyOutcome run_simulated_policy(const ExperimentConfig& config, const PolicyConfig& entry, env::BarrierPolicy& policy,
+                                   const std::shared_ptr<const env::DatasetPair>& data, Progress& progress) {
   env::EnvSpec spec;
   spec.simulation.cluster = config.cluster;
   spec.simulation.network = config.network;
@@ -65,7 +65,6 @@ void SimulatedCluster::run(const Experiment& experiment, ExperimentPolicy& polic
   spec.simulation.train_samples = config.timing_train_samples;
   spec.simulation.message_bytes = config.network.message_bytes;
   spec.training = config.training;
-  PolicyOutcome outcome;
   if (config.training_backend == TrainingBackend::Surrogate) {  // runtime.training: surrogate
     env::SurrogateEnvSpec surrogate;
     surrogate.simulation = spec.simulation;
@@ -74,11 +73,14 @@ void SimulatedCluster::run(const Experiment& experiment, ExperimentPolicy& polic
     surrogate.cosine_lr = config.training.lr_schedule == env::LrSchedule::Cosine;
     surrogate.planned_epochs = config.training.planned_epochs;
     env::SurrogateEnv cluster(surrogate, config.surrogate, config.seed);
-    outcome = run_policy(config, policy.entry, *policy.policy, cluster, progress);
-  } else {
-    env::LocalSgdEnv cluster(spec, config.training.timing_only ? nullptr : data_, config.seed, env::input_shape_of(config.data));
-    outcome = run_policy(config, policy.entry, *policy.policy, cluster, progress);
+    return run_policy(config, entry, policy, cluster, progress);
   }
+  env::LocalSgdEnv cluster(spec, config.training.timing_only ? nullptr : data, config.seed, env::input_shape_of(config.data));
+  return run_policy(config, entry, policy, cluster, progress);
+}
+
+void SimulatedCluster::run(const Experiment& experiment, ExperimentPolicy& policy, Progress& progress, ResultsWriter& writer) {
+  PolicyOutcome outcome = run_simulated_policy(experiment.config, policy.entry, *policy.policy, data_, progress);
   outcome.params = policy.params;
   writer.write_finished(std::move(outcome));
 }

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "env/train/dataset.hpp"
+#include "experiments/results/policy_outcome.hpp"
 #include "experiments/runner/experiment.hpp"
 
 namespace experiments {
@@ -13,6 +14,13 @@ namespace experiments {
 // processes: orchestra launch, real_run.hpp). `orchestra run` checks it first, before the
 // policies are built, so a real config is answered with where it runs.
 void check_simulated_config(const ExperimentConfig& config);
+
+// One policy's run on the config's simulated cluster, from config.seed: libtorch training on `data`
+// (null for a timing-only config), or the surrogate of training (runtime.training: surrogate; no
+// data). What SimulatedCluster::run writes, and what a barrier planned on the surrogate runs
+// (experiments/surrogate/barrier_planner.hpp) without writing anything.
+PolicyOutcome run_simulated_policy(const ExperimentConfig& config, const PolicyConfig& entry, env::BarrierPolicy& policy,
+                                   const std::shared_ptr<const env::DatasetPair>& data, Progress& progress);
 
 class SimulatedCluster : public ExperimentCluster {
  public:

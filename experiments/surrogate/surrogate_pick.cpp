@@ -114,12 +114,6 @@ std::vector<ControllerRun> picked_runs(const std::vector<StaticPick>& picks, con
   return out;
 }
 
-std::vector<std::uint64_t> default_planning_seeds() {
-  std::vector<std::uint64_t> seeds;
-  for (std::uint64_t s = 101; s <= 110; ++s) seeds.push_back(s);
-  return seeds;
-}
-
 namespace {
 
 // "101-110" for consecutive seeds, else "1, 5, 9".

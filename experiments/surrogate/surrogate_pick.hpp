@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "experiments/analysis/controller_evaluation.hpp"
+#include "experiments/registry/planned_barrier.hpp"
 #include "experiments/surrogate/fidelity_run.hpp"
 
 namespace experiments {
@@ -63,10 +64,10 @@ inline constexpr const char* kSurrogatePick = "surrogate-pick";
 // T (an evaluation of other configs or another workload).
 std::vector<ControllerRun> picked_runs(const std::vector<StaticPick>& picks, const std::vector<ControllerRun>& real);
 
-// The default planning seeds: none of them is one `orchestra evaluate` runs by default (1-3). In
+// The default planning seeds (default_planning_seeds, 101-110, registry/planned_barrier.hpp, shared
+// with the planned-t policy): none of them is one `orchestra evaluate` runs by default (1-3). In
 // the simulated cluster a seed fixes each worker's batch-time noise and the data order, so a pick
 // planned on the seeds it is judged on has seen them.
-std::vector<std::uint64_t> default_planning_seeds();
 
 struct PickRunResult {
   std::vector<StaticPick> picks;

@@ -45,6 +45,17 @@ class ConfigErrors(unittest.TestCase):
         with self.assertRaisesRegex(orchestra.ConfigError, f"{path}:3: controller.move"):
             orchestra.BarrierEnv(path)
 
+    def test_planned_t_is_planned_in_python(self):
+        # The module installs the planner of planned-t (the registry alone cannot run the sweep): its
+        # entry reaches the surrogate's check, here a mismatch (the pretrained surrogate was fitted on
+        # Fashion-MNIST, this task is synthetic), and not "this program does not include" it.
+        path = self.config(t.read(t.TASK_SMALL).replace("  - orchestra-lcm", "  - planned-t"), "planned.yaml")
+        with self.assertRaises(orchestra.ConfigError) as e:
+            orchestra.run(path, out=os.path.join(self.dir, "out"), quiet=True)
+        self.assertIn("policies[0].surrogate:", str(e.exception))
+        self.assertIn("the surrogate was fitted on data set fashion-mnist", str(e.exception))
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "out")))
+
     def test_an_error_in_an_experiment_names_that_file(self):
         task = self.config(t.read(t.TASK_SMALL).replace("global_batch: 32", "global_batch: -32"), "task.yaml")
         path = self.config("experiments: [task.yaml]\n")

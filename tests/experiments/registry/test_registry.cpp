@@ -57,7 +57,7 @@ TEST_CASE("registry: orchestra run --help lists exactly the registry's policies,
 
 TEST_CASE("registry: names are unique, and an unknown name is a config error listing every known one") {
   auto names = experiments::policy_names();
-  CHECK(names.size() == 13);
+  CHECK(names.size() == 14);
   std::sort(names.begin(), names.end());
   CHECK(std::adjacent_find(names.begin(), names.end()) == names.end());
   const auto config = experiments::parse_config(R"(cluster:
@@ -77,6 +77,7 @@ TEST_CASE("registry: the factory builds every policy that needs no file") {
   for (const auto& kind : experiments::policy_registry()) {
     const std::string name = kind.name;
     if (name == "orchestra-a3c") continue;  // needs a trained policy file (tests/agents)
+    if (name == "planned-t") continue;      // plans with the runner, installed by the program (below; tests/experiments/surrogate)
     const std::string entry = name == "fixed-t" ? "{name: fixed-t, T_ms: 100}" : "{name: " + name + "}";
     const auto config = experiments::parse_config("cluster:\n  workers:\n    - {name: a, time_model: {coefficients: [1, 0.1]}}\n"
                                                   "policies:\n  - " + entry + "\n",
@@ -86,6 +87,16 @@ TEST_CASE("registry: the factory builds every policy that needs no file") {
     CHECK(built.policy != nullptr);
     CHECK(built.resolved["name"] == name);
   }
+}
+
+TEST_CASE("registry: planned-t in a program that installed no planner is one config error at its entry") {
+  // This suite links no planner (the orchestra binary and the Python module install one).
+  const auto config = experiments::parse_config("cluster:\n  workers:\n    - {name: a, time_model: {coefficients: [1, 0.1]}}\n"
+                                                "policies:\n  - {name: planned-t}\n",
+                                                "x.yaml");
+  CHECK_THROWS_WITH_AS(experiments::make_policy(config.policies[0], config),
+                       doctest::Contains("x.yaml:5: policies[0].name: planned-t plans on the surrogate of training, which this program does not include"),
+                       common::ConfigError);
 }
 
 namespace {

@@ -244,4 +244,49 @@ TEST_CASE("orchestra surrogate fidelity --epochs --target: real and surrogate ru
   CHECK(overall.number(*row, overall.column("ratio")) >= 1.0 - 1e-9);  // a sweep point, never better than the seed's best
   CHECK(testing::read_text(dir / "p4/judged.md").find("seeds 2") != std::string::npos);
   CHECK(judged.output.find("surrogate-pick") != std::string::npos);
+
+  // The planned-t policy plans in memory what that pick wrote (planned on seed 2, with the shipped
+  // policy's decision interval as the pick's sweep had it) and runs it: on seed 1 the very run of
+  // the real sweep at that T.
+  std::string workload = kTask;
+  workload = workload.substr(0, workload.find("policies:"));
+  workload.replace(workload.find("epochs: 2, target_accuracy: 0.5"), 31, "epochs: 1, target_accuracy: 0.3");
+  const auto write_planned = [&](const std::string& name, const std::string& extra) {
+    testing::write_text(dir / name, workload + "policies:\n  - {name: planned-t, surrogate: s.json, planning_seeds: [2], interval: rounds, interval_rounds: 1" +
+                                        extra + "}\n");
+  };
+  write_planned("planned.yaml", "");
+  const auto planned = testing::run_command(kBinary + " run " + (dir / "planned.yaml") + " --seed 1 --quiet --out " + (dir / "q"));
+  REQUIRE_MESSAGE(planned.exit_code == 0, planned.output);
+  const auto plan = nlohmann::json::parse(testing::read_text(dir / "q/planned-t/config.json"))["policy"]["plan"];
+  CHECK(plan["T_ms"].get<double>() == t4);
+  CHECK(plan["seeds"] == 1);
+  CHECK(plan["surrogate_time_s"].get<double>() == doctest::Approx(testing::csv_column(dir / "p4/pick.csv", "surrogate_s").at(0)).epsilon(1e-3));
+  CHECK(plan["by"] == (plan["misses"] == 0 ? "surrogate" : "orchestra-lcm"));
+  const auto planned_run = nlohmann::json::parse(testing::read_text(dir / "q/planned-t/summary.json"));
+  CHECK(planned_run["reached_target"] == ran["reached_target"]);
+  if (ran["reached_target"].get<bool>()) CHECK(planned_run["time_to_target_s"].get<double>() == ran["time_to_target_s"].get<double>());
+  // A planning seed that is the run's own: refused, naming the key, before anything runs.
+  const auto own_seed = testing::run_command(kBinary + " run " + (dir / "planned.yaml") + " --seed 2 --quiet --out " + (dir / "q2"));
+  CHECK(own_seed.exit_code != 0);
+  CHECK(own_seed.output.find("planning_seeds: holds the run's own seed 2") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "q2/planned-t"));
+  // A target no T reaches on the surrogate: the plan is a guess, and orchestra-lcm runs (its T is
+  // LCM's, as the orchestra-lcm run of the real evaluation had it); with fallback: none the most
+  // accurate point runs.
+  workload.replace(workload.find("target_accuracy: 0.3"), 20, "target_accuracy: 1.0");
+  write_planned("guess.yaml", "");
+  write_planned("guess_none.yaml", ", fallback: none");
+  for (const char* name : {"guess", "guess_none"}) {
+    const auto guess = testing::run_command(kBinary + " run " + (dir / (std::string(name) + ".yaml")) + " --seed 1 --quiet --out " + (dir / name));
+    REQUIRE_MESSAGE(guess.exit_code == 0, guess.output);
+  }
+  const auto guess_plan = nlohmann::json::parse(testing::read_text(dir / "guess/planned-t/config.json"))["policy"]["plan"];
+  CHECK(guess_plan["misses"] == 1);
+  CHECK(guess_plan["by"] == "orchestra-lcm");
+  const auto first_barrier = [&](const std::string& rounds) { return testing::csv_column(dir / rounds, "barrier_ms").at(0); };
+  CHECK(first_barrier("guess/planned-t/rounds.csv") == first_barrier("f/real/task/seed-1/orchestra-lcm/rounds.csv"));
+  const auto none_plan = nlohmann::json::parse(testing::read_text(dir / "guess_none/planned-t/config.json"))["policy"]["plan"];
+  CHECK(none_plan["by"] == "surrogate");
+  CHECK(first_barrier("guess_none/planned-t/rounds.csv") == none_plan["T_ms"].get<double>());
 }

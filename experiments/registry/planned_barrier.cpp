@@ -1,0 +1,95 @@
+#include "experiments/registry/planned_barrier.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "common/errors.hpp"
+#include "env/surrogate/surrogate_file.hpp"
+#include "env/surrogate/surrogate_task.hpp"
+#include "env/train/workload_task.hpp"
+#include "experiments/registry/orchestra_options.hpp"
+
+namespace experiments {
+
+namespace {
+
+std::atomic<BarrierPlanner> installed_planner{nullptr};
+
+constexpr std::int64_t kMaxSweepPoints = 64;
+constexpr std::int64_t kMaxPlanningSeeds = 1000;
+
+// As `orchestra-a3c` finds its policy file: as given, else beside the config.
+std::string surrogate_path(common::YamlReader& r, const ExperimentConfig& config) {
+  std::string path = r.text("surrogate", ORCHESTRA_PRETRAINED_SURROGATE);
+  if (!std::filesystem::exists(path) && !std::filesystem::path(path).is_absolute()) {
+    const auto beside = std::filesystem::path(config.file).parent_path() / path;
+    if (std::filesystem::exists(beside)) path = beside.string();
+  }
+  return path;
+}
+
+}  // namespace
+
+std::vector<std::uint64_t> default_planning_seeds() {
+  std::vector<std::uint64_t> seeds;
+  for (std::uint64_t s = 101; s <= 110; ++s) seeds.push_back(s);
+  return seeds;
+}
+
+void set_barrier_planner(BarrierPlanner planner) { installed_planner.store(planner); }
+
+std::unique_ptr<env::BarrierPolicy> make_planned_t_policy(common::YamlReader& r, const ExperimentConfig& config) {
+  const BarrierPlanner planner = installed_planner.load();
+  if (!planner)
+    r.fail("name", "planned-t plans on the surrogate of training, which this program does not include (the orchestra command "
+                   "line and the Python module do)");
+  BarrierPlanRequest request;
+  request.surrogate_file = surrogate_path(r, config);
+  try {
+    request.surrogate = env::read_surrogate(request.surrogate_file);
+  } catch (const common::DataError& e) {
+    r.fail("surrogate", e.what());
+  }
+  const std::string why = env::task_mismatch(request.surrogate->task, env::wanted_task(config.data, config.training, config.global_batch));
+  if (!why.empty()) r.fail("surrogate", request.surrogate_file + ": " + why);
+  std::vector<std::int64_t> fallback_seeds;
+  for (auto s : default_planning_seeds()) fallback_seeds.push_back(static_cast<std::int64_t>(s));
+  const std::vector<std::int64_t> seeds = r.integers("planning_seeds", fallback_seeds, 0, std::numeric_limits<std::int64_t>::max());
+  if (seeds.empty()) r.fail("planning_seeds", "list at least one seed");
+  if (static_cast<std::int64_t>(seeds.size()) > kMaxPlanningSeeds) r.fail("planning_seeds", "at most " + std::to_string(kMaxPlanningSeeds) + " seeds");
+  for (auto s : seeds) {
+    // A seed fixes the simulated cluster's batch-time noise and data order: a plan on the run's own
+    // seed has seen the draws it is judged on.
+    if (static_cast<std::uint64_t>(s) == config.seed)
+      r.fail("planning_seeds", "holds the run's own seed " + std::to_string(config.seed) + ": plan on seeds the run does not use");
+    request.seeds.push_back(static_cast<std::uint64_t>(s));
+  }
+  request.sweep_points = static_cast<int>(r.integer("sweep", 8, 2, kMaxSweepPoints));
+  const PlanFallback fallback = r.option("fallback", PlanFallback::OrchestraLcm, {{"orchestra-lcm", PlanFallback::OrchestraLcm}, {"none", PlanFallback::None}});
+  r.raw("plan");  // what config.json records (below); a resolved entry read back plans afresh
+  // The orchestra-lcm keys, for the fallback; the sweep's runs and the planned T share them.
+  const orchestra::BarrierControllerOptions lcm = read_barrier_options(r, orchestra::BarrierSource::Lcm, config);
+  request.sweep_options = lcm;
+  request.sweep_options.source = orchestra::BarrierSource::Fixed;
+
+  const BarrierPlan plan = planner(config, request);
+  const bool falls_back = !plan.reached_everywhere() && fallback == PlanFallback::OrchestraLcm;
+  nlohmann::json recorded;
+  recorded["T_ms"] = plan.barrier_ms;
+  recorded["by"] = falls_back ? "orchestra-lcm" : "surrogate";
+  recorded["sweep_ms"] = plan.sweep_ms;
+  recorded["surrogate_time_s"] = plan.surrogate_time_s;
+  recorded["surrogate_accuracy"] = plan.accuracy;
+  recorded["misses"] = plan.misses;
+  recorded["seeds"] = plan.seeds;
+  r.resolved()["plan"] = recorded;
+  if (falls_back) return std::make_unique<orchestra::BarrierController>(lcm);
+  orchestra::BarrierControllerOptions fixed = request.sweep_options;
+  fixed.fixed_barrier_ms = plan.barrier_ms;
+  return std::make_unique<orchestra::BarrierController>(fixed);
+}
+
+}  // namespace experiments
