@@ -8,7 +8,8 @@
 // or keeps the most accurate point (`fallback: none`).
 //
 // Keys, besides the orchestra-lcm keys (orchestra_options.hpp: batch, interval, weighting, ...;
-// the sweep's runs use them too, as the judged run does):
+// the sweep's runs use them too, as the judged run does; the fallback takes them all but the
+// interval: orchestra-lcm re-runs its heuristic every epoch, as 3.1.1 does):
 //   surrogate: FILE          the surrogate (`orchestra surrogate fit`), relative to the config's
 //                            folder unless absolute or found as given (default: the pretrained
 //                            pretrained/surrogate-controller-task.json)

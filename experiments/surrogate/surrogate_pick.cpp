@@ -63,7 +63,8 @@ std::string static_picks_markdown(const std::vector<StaticPick>& picks) {
   std::string md =
       "Per cluster the sweep's T with the fewest misses on the surrogate, then the shortest time to target (geometric mean over "
       "seeds, a miss at its run time; among points that missed as often, the highest mean final accuracy first); in a config: "
-      "`{name: fixed-t, T_ms: T}`.\n\n"
+      "`{name: fixed-t, T_ms: T}`; or name `planned-t`, which plans it at the start of each run (the same T given the sweep's "
+      "decision interval, the policy's; orchestra-lcm where the pick is a guess, below).\n\n"
       "| cluster | T (ms) | time to target on the surrogate (s) | misses | the sweep (ms: s) |\n|---|---:|---:|---:|---|\n";
   for (const auto& p : picks) {
     std::string sweep;

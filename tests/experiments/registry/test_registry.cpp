@@ -5,8 +5,12 @@
 #include <regex>
 #include <sstream>
 
+#include <yaml-cpp/yaml.h>
+
 #include "experiments/config/config.hpp"
+#include "experiments/registry/planned_barrier.hpp"
 #include "experiments/registry/policy_registry.hpp"
+#include "orchestra/barrier_controller.hpp"
 #include "test_helpers.hpp"
 
 namespace {
@@ -87,6 +91,73 @@ TEST_CASE("registry: the factory builds every policy that needs no file") {
     CHECK(built.policy != nullptr);
     CHECK(built.resolved["name"] == name);
   }
+}
+
+namespace {
+
+// A planner that answers T = 123 ms with `stub_misses` misses, and remembers what it was asked.
+int stub_misses = 0;
+experiments::BarrierPlanRequest stub_asked;
+experiments::BarrierPlan stub_planner(const experiments::ExperimentConfig&, const experiments::BarrierPlanRequest& request) {
+  stub_asked = request;
+  experiments::BarrierPlan plan;
+  plan.sweep_ms = {50, 123, 300};
+  plan.barrier_ms = 123;
+  plan.misses = stub_misses;
+  plan.seeds = static_cast<int>(request.seeds.size());
+  return plan;
+}
+
+// A drawn held-out cluster (the pretrained surrogate's workload) with one policy entry.
+experiments::ExperimentConfig drawn_config_with(const std::string& entry) {
+  YAML::Node root = YAML::LoadFile(std::string(ORCHESTRA_SOURCE_DIR) + "/configs/heldout_eighteenth/drawn-100001.yaml");
+  root["policies"] = YAML::Load("[" + entry + "]");
+  root["seed"] = 1;
+  YAML::Emitter out;
+  out << root;
+  return experiments::parse_config(out.c_str(), std::string(ORCHESTRA_SOURCE_DIR) + "/configs/heldout_eighteenth/planned.yaml");
+}
+
+}  // namespace
+
+TEST_CASE("registry: planned-t runs the planned T where the plan reached the target on every planning seed, orchestra-lcm where not") {
+  experiments::set_barrier_planner(&stub_planner);
+  const auto controller = [](const experiments::BuiltPolicy& built) {
+    const auto* c = dynamic_cast<const orchestra::BarrierController*>(built.policy.get());
+    REQUIRE(c != nullptr);
+    return c->options();
+  };
+  const auto config = drawn_config_with("{name: planned-t, interval: rounds, interval_rounds: 1, planning_seeds: [7, 8]}");
+  stub_misses = 0;
+  const auto planned = experiments::make_policy(config.policies[0], config);
+  CHECK(stub_asked.seeds == std::vector<std::uint64_t>{7, 8});
+  CHECK(stub_asked.sweep_points == 8);
+  CHECK(stub_asked.sweep_options.source == orchestra::BarrierSource::Fixed);
+  CHECK(stub_asked.sweep_options.interval == orchestra::DecisionInterval::Rounds);  // the sweep runs as the planned T will
+  CHECK(controller(planned).source == orchestra::BarrierSource::Fixed);
+  CHECK(controller(planned).fixed_barrier_ms == 123);
+  CHECK(controller(planned).interval == orchestra::DecisionInterval::Rounds);
+  CHECK(planned.resolved["plan"]["by"] == "surrogate");
+  CHECK(planned.resolved["plan"]["T_ms"] == 123);
+  // A guess: orchestra-lcm as the registry's, its heuristic and re-estimates every epoch (3.1.1).
+  stub_misses = 1;
+  const auto guess = experiments::make_policy(config.policies[0], config);
+  CHECK(controller(guess).source == orchestra::BarrierSource::Lcm);
+  CHECK(controller(guess).interval == orchestra::DecisionInterval::Epoch);
+  CHECK(controller(guess).lcm_objective == orchestra::LcmObjective::Utilization);
+  CHECK(guess.resolved["plan"]["by"] == "orchestra-lcm");
+  const auto kept = drawn_config_with("{name: planned-t, fallback: none}");
+  CHECK(controller(experiments::make_policy(kept.policies[0], kept)).fixed_barrier_ms == 123);
+  // The run's own seed among the planning seeds, and a surrogate fitted on another workload.
+  const auto own = drawn_config_with("{name: planned-t, planning_seeds: [1, 2]}");
+  CHECK_THROWS_WITH_AS(experiments::make_policy(own.policies[0], own), doctest::Contains("planning_seeds: holds the run's own seed 1"),
+                       common::ConfigError);
+  const auto other = experiments::parse_config("cluster:\n  workers:\n    - {name: a, time_model: {coefficients: [1, 0.1]}}\n"
+                                               "policies:\n  - {name: planned-t}\n",
+                                               "x.yaml");
+  CHECK_THROWS_WITH_AS(experiments::make_policy(other.policies[0], other), doctest::Contains("x.yaml:5: policies[0].surrogate: "),
+                       common::ConfigError);
+  experiments::set_barrier_planner(nullptr);
 }
 
 TEST_CASE("registry: planned-t in a program that installed no planner is one config error at its entry") {
