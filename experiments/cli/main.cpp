@@ -1,5 +1,6 @@
 // The `orchestra` command line: one binary, one subcommand per task.
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <string>
@@ -67,8 +68,14 @@ std::string help_text() {
     if (!c.task) continue;
     if (task != c.task) text += "\n" + std::string(c.task) + ":\n";
     task = c.task;
+    // A usage wider than the column stands on its own line, the summary under the others'.
     char line[512];
-    std::snprintf(line, sizeof line, "  %-16s %s\n  %-16s e.g. %s\n", c.usage, c.summary, "", c.example);
+    if (std::strlen(c.usage) > 16) {
+      text += "  " + std::string(c.usage) + "\n";
+      std::snprintf(line, sizeof line, "  %-16s %s\n  %-16s e.g. %s\n", "", c.summary, "", c.example);
+    } else {
+      std::snprintf(line, sizeof line, "  %-16s %s\n  %-16s e.g. %s\n", c.usage, c.summary, "", c.example);
+    }
     text += line;
   }
   return text + "\n  help             this text\n";

@@ -11,7 +11,9 @@
 namespace {
 
 // The commands `orchestra help` lists: under each task heading, a line "  NAME ARGS  summary"
-// followed by "  ...  e.g. orchestra NAME ...". Returns the names; checks the example lines.
+// (or, where NAME ARGS is wider than the column, "  NAME ARGS" and the summary on the next line,
+// in the column) followed by "  ...  e.g. orchestra NAME ...". Returns the names; checks that every
+// summary starts in the column and the example lines.
 std::vector<std::string> listed_commands(const std::string& help, int& headings) {
   std::vector<std::string> names;
   std::istringstream in(help);
@@ -25,6 +27,14 @@ std::vector<std::string> listed_commands(const std::string& help, int& headings)
     words >> name;
     if (name == "help") continue;
     names.push_back(name);
+    const auto in_column = [](const std::string& text) { return text.size() > 19 && text[18] == ' ' && text[19] != ' '; };
+    if (!in_column(line)) {  // the usage alone: the summary follows, in the column
+      std::string summary;
+      std::getline(in, summary);
+      CHECK_MESSAGE(summary.rfind(std::string(19, ' '), 0) == 0, name);
+      CHECK_MESSAGE(in_column(summary), name);
+      CHECK_MESSAGE(summary.find("e.g.") == std::string::npos, name);
+    }
     std::string example;
     std::getline(in, example);
     CHECK_MESSAGE(example.find("e.g. orchestra " + name + " ") != std::string::npos, name);
