@@ -1,4 +1,5 @@
 #include "experiments/config/config.hpp"
+#include "experiments/config/workload_surrogate.hpp"
 
 #include "env/surrogate/surrogate_file.hpp"
 #include "env/train/workload_task.hpp"
@@ -358,13 +359,7 @@ void read_training_backend(common::YamlReader& runtime, ExperimentConfig& cfg) {
   std::filesystem::path path = file;
   if (path.is_relative()) path = std::filesystem::path(cfg.file).parent_path() / path;  // like trace files: relative to the config
   cfg.surrogate_file = path.lexically_normal().string();
-  try {
-    cfg.surrogate = env::read_surrogate(cfg.surrogate_file);
-  } catch (const common::DataError& e) {
-    runtime.fail("surrogate", e.what());
-  }
-  const std::string why = env::task_mismatch(cfg.surrogate->task, env::wanted_task(cfg.data, cfg.training, cfg.global_batch));
-  if (!why.empty()) runtime.fail("surrogate", cfg.surrogate_file + ": " + why);
+  cfg.surrogate = read_workload_surrogate(runtime, "surrogate", cfg.surrogate_file, cfg);
 }
 
 }  // namespace
@@ -472,6 +467,19 @@ void apply_overrides(ExperimentConfig& config, const Overrides& overrides) {
   if (overrides.threads) config.threads = *overrides.threads;
   config.resolved["seed"] = config.seed;
   config.resolved["runtime"]["threads"] = config.threads;
+}
+
+std::shared_ptr<const env::SurrogateModel> read_workload_surrogate(common::YamlReader& r, const std::string& key, const std::string& path,
+                                                                   const ExperimentConfig& config) {
+  std::shared_ptr<const env::SurrogateModel> surrogate;
+  try {
+    surrogate = env::read_surrogate(path);
+  } catch (const common::DataError& e) {
+    r.fail(key, e.what());
+  }
+  const std::string why = env::task_mismatch(surrogate->task, env::wanted_task(config.data, config.training, config.global_batch));
+  if (!why.empty()) r.fail(key, path + ": " + why);
+  return surrogate;
 }
 
 ExperimentConfig load_config(const std::string& path) {

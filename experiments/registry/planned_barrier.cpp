@@ -7,9 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/errors.hpp"
-#include "env/surrogate/surrogate_file.hpp"
-#include "env/surrogate/surrogate_task.hpp"
-#include "env/train/workload_task.hpp"
+#include "experiments/config/workload_surrogate.hpp"
 #include "experiments/registry/orchestra_options.hpp"
 
 namespace experiments {
@@ -48,13 +46,7 @@ std::unique_ptr<env::BarrierPolicy> make_planned_t_policy(common::YamlReader& r,
                    "line and the Python module do)");
   BarrierPlanRequest request;
   request.surrogate_file = surrogate_path(r, config);
-  try {
-    request.surrogate = env::read_surrogate(request.surrogate_file);
-  } catch (const common::DataError& e) {
-    r.fail("surrogate", e.what());
-  }
-  const std::string why = env::task_mismatch(request.surrogate->task, env::wanted_task(config.data, config.training, config.global_batch));
-  if (!why.empty()) r.fail("surrogate", request.surrogate_file + ": " + why);
+  request.surrogate = read_workload_surrogate(r, "surrogate", request.surrogate_file, config);
   std::vector<std::int64_t> fallback_seeds;
   for (auto s : default_planning_seeds()) fallback_seeds.push_back(static_cast<std::int64_t>(s));
   const std::vector<std::int64_t> seeds = r.integers("planning_seeds", fallback_seeds, 0, std::numeric_limits<std::int64_t>::max());
