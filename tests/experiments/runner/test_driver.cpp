@@ -153,10 +153,13 @@ policies:
 )";
   testing::TempDir dir;
   experiments::Experiment e = experiments::resolve_experiment(experiments::parse_config(config, "again.yaml"));
-  // Every policy of the registry is here, so that a new one is checked too.
+  // Every policy of the registry is here, so that a new one is checked too; but planned-t, whose
+  // object is one of two already here (fixed-t at the planned T, or orchestra-lcm) and which needs
+  // a surrogate fitted on this workload (its runs: test_surrogate).
   std::set<std::string> kinds;
   for (const auto& p : e.policies) kinds.insert(p.entry.kind);
-  for (const auto& name : experiments::policy_names()) CHECK_MESSAGE(kinds.count(name) == 1, name);
+  for (const auto& name : experiments::policy_names())
+    if (name != "planned-t") CHECK_MESSAGE(kinds.count(name) == 1, name);
   experiments::RunOptions options;
   options.quiet = true;
   for (const char* out : {"first", "second"}) {
