@@ -7,6 +7,7 @@
 
 #include "agents/greedy_barrier_agent.hpp"
 #include "experiments/registry/orchestra_options.hpp"
+#include "experiments/registry/planned_barrier.hpp"
 #include "orchestra/barrier_controller.hpp"
 #include "orchestra/barrier_env.hpp"
 #include "orchestra/rl_state.hpp"
@@ -44,6 +45,16 @@ std::unique_ptr<env::BarrierPolicy> make_a3c_policy(common::YamlReader& r, const
            path + " was trained on observations of " + std::to_string(policy->observation_size()) + " entries; the barrier controller's state (" +
                orchestra::state_features_name(options.state_features) + ") has " + std::to_string(state_entries) +
                (r.has("state") ? " (leave state: out to use the policy's own)" : " (was it trained on the toy environment?)"));
+  // start: planned: the network moves T from a static T planned on the surrogate of training (as
+  // planned-t plans it, with the controller's own options for the sweep) instead of from LCM's T*
+  // (3.1.1); where the plan is a guess, from LCM's T* as by default.
+  if (r.option("start", A3cStart::Lcm, {{"lcm", A3cStart::Lcm}, {"planned", A3cStart::Planned}}) == A3cStart::Planned) {
+    const BarrierPlan plan = plan_entry_barrier(r, config, options, /*falls_back_on_guess=*/true, "lcm");
+    if (plan.reached_everywhere()) {
+      options.source = orchestra::BarrierSource::Fixed;
+      options.fixed_barrier_ms = plan.barrier_ms;
+    }
+  }
   // Training episodes end at the target accuracy, so moves past it were never trained: hold T there.
   const AfterTarget after = r.option("after_target", AfterTarget::Hold, {{"hold", AfterTarget::Hold}, {"continue", AfterTarget::Continue}});
   // hold_x_target: from this fraction of the target on. Issue 41 tested it because the network

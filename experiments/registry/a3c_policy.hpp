@@ -5,7 +5,11 @@
 // Keys: policy: PATH (a policy.pt of `orchestra train`, relative to the config file's folder unless
 // absolute or found as given; default: the pretrained policy, pretrained/orchestra-a3c.pt), and the
 // orchestra-lcm keys; the move, unit or factor, interval and bounds default to the ones the policy
-// file records (what the network was trained with). Deployment only:
+// file records (what the network was trained with).
+//   start: lcm            the T the network moves from: LCM's T* (default, 3.1.1), or planned: the
+//                         static T planned-t would run (planned_barrier.hpp; its keys surrogate,
+//                         planning_seeds and sweep apply), LCM's T* where that plan is a guess
+// Deployment only:
 //   actions: greedy       the network's most probable move (default), or sampled: drawn from its
 //                         probabilities, as during training, from `seed` (default: the experiment's)
 //   after_target: hold    once a test evaluation reaches training.target_accuracy, T stays (default;
@@ -23,6 +27,7 @@
 namespace experiments {
 
 enum class A3cActions { Greedy, Sampled };
+enum class A3cStart { Lcm, Planned };
 enum class AfterTarget { Hold, Continue };
 
 // Throws common::ConfigError (file:line: key) for a missing/unreadable policy file or one trained for

@@ -1,6 +1,5 @@
 #include "experiments/registry/planned_barrier.hpp"
 
-#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <limits>
@@ -39,7 +38,8 @@ std::vector<std::uint64_t> default_planning_seeds() {
 
 void set_barrier_planner(BarrierPlanner planner) { installed_planner.store(planner); }
 
-std::unique_ptr<env::BarrierPolicy> make_planned_t_policy(common::YamlReader& r, const ExperimentConfig& config) {
+BarrierPlan plan_entry_barrier(common::YamlReader& r, const ExperimentConfig& config, orchestra::BarrierControllerOptions sweep_options,
+                               bool falls_back_on_guess, const std::string& fallback_name) {
   const BarrierPlanner planner = installed_planner.load();
   if (!planner)
     r.fail("name", "planned-t plans on the surrogate of training, which this program does not include (the orchestra command "
@@ -60,24 +60,29 @@ std::unique_ptr<env::BarrierPolicy> make_planned_t_policy(common::YamlReader& r,
     request.seeds.push_back(static_cast<std::uint64_t>(s));
   }
   request.sweep_points = static_cast<int>(r.integer("sweep", 8, 2, kMaxSweepPoints));
-  const PlanFallback fallback = r.option("fallback", PlanFallback::OrchestraLcm, {{"orchestra-lcm", PlanFallback::OrchestraLcm}, {"none", PlanFallback::None}});
   r.raw("plan");  // what config.json records (below); a resolved entry read back plans afresh
-  // The orchestra-lcm keys, for the fallback; the sweep's runs and the planned T share them.
-  const orchestra::BarrierControllerOptions lcm = read_barrier_options(r, orchestra::BarrierSource::Lcm, config);
-  request.sweep_options = lcm;
+  request.sweep_options = std::move(sweep_options);
   request.sweep_options.source = orchestra::BarrierSource::Fixed;
 
   const BarrierPlan plan = planner(config, request);
-  const bool falls_back = !plan.reached_everywhere() && fallback == PlanFallback::OrchestraLcm;
   nlohmann::json recorded;
   recorded["T_ms"] = plan.barrier_ms;
-  recorded["by"] = falls_back ? "orchestra-lcm" : "surrogate";
+  recorded["by"] = !plan.reached_everywhere() && falls_back_on_guess ? fallback_name : "surrogate";
   recorded["sweep_ms"] = plan.sweep_ms;
   recorded["surrogate_time_s"] = plan.surrogate_time_s;
   recorded["surrogate_accuracy"] = plan.accuracy;
   recorded["misses"] = plan.misses;
   recorded["seeds"] = plan.seeds;
   r.resolved()["plan"] = recorded;
+  return plan;
+}
+
+std::unique_ptr<env::BarrierPolicy> make_planned_t_policy(common::YamlReader& r, const ExperimentConfig& config) {
+  const PlanFallback fallback = r.option("fallback", PlanFallback::OrchestraLcm, {{"orchestra-lcm", PlanFallback::OrchestraLcm}, {"none", PlanFallback::None}});
+  // The orchestra-lcm keys, for the fallback; the sweep's runs and the planned T share them.
+  const orchestra::BarrierControllerOptions lcm = read_barrier_options(r, orchestra::BarrierSource::Lcm, config);
+  const BarrierPlan plan = plan_entry_barrier(r, config, lcm, fallback == PlanFallback::OrchestraLcm, "orchestra-lcm");
+  const bool falls_back = !plan.reached_everywhere() && fallback == PlanFallback::OrchestraLcm;
   if (falls_back) {
     // orchestra-lcm as the registry runs it: its heuristic re-run on each epoch's measured times
     // (3.1.1), whatever window the planned T's re-estimates were given. Re-run on every round's
@@ -89,7 +94,8 @@ std::unique_ptr<env::BarrierPolicy> make_planned_t_policy(common::YamlReader& r,
     fallback_lcm.interval_rounds = 1;
     return std::make_unique<orchestra::BarrierController>(fallback_lcm);
   }
-  orchestra::BarrierControllerOptions fixed = request.sweep_options;
+  orchestra::BarrierControllerOptions fixed = lcm;
+  fixed.source = orchestra::BarrierSource::Fixed;
   fixed.fixed_barrier_ms = plan.barrier_ms;
   return std::make_unique<orchestra::BarrierController>(fixed);
 }

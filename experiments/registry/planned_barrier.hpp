@@ -12,7 +12,9 @@
 // interval: orchestra-lcm re-runs its heuristic every epoch, as 3.1.1 does):
 //   surrogate: FILE          the surrogate (`orchestra surrogate fit`), relative to the config's
 //                            folder unless absolute or found as given (default: the pretrained
-//                            pretrained/surrogate-controller-task.json)
+//                            pretrained/surrogate-controller-task-calibrated.json, the fit with
+//                            its drift calibrated on real sweeps; it planned better than the fit
+//                            alone, blind on configs/heldout_twentieth/)
 //   planning_seeds: [..]     the seeds the sweep runs on (default 101-110); the run's own seed may
 //                            not be one: a seed fixes the simulated cluster's batch-time noise and
 //                            data order, so a plan on it has seen the run's draws
@@ -64,6 +66,14 @@ struct BarrierPlan {
 // Plans `config`'s barrier (the config as the run will have it: cluster, workload, budget).
 using BarrierPlanner = BarrierPlan (*)(const ExperimentConfig& config, const BarrierPlanRequest& request);
 void set_barrier_planner(BarrierPlanner planner);
+
+// Reads an entry's planning keys (surrogate, planning_seeds, sweep; above) and plans `config`'s
+// barrier with the installed planner, each sweep point run with `sweep_options` at its T. config.json
+// records the plan under `plan`, with `by`: the surrogate, or `fallback_name` where the plan is a
+// guess and the entry falls back (`falls_back`). planned-t and `orchestra-a3c` with `start: planned`
+// plan this way.
+BarrierPlan plan_entry_barrier(common::YamlReader& r, const ExperimentConfig& config, orchestra::BarrierControllerOptions sweep_options,
+                               bool falls_back_on_guess, const std::string& fallback_name);
 
 // What a plan falls back to where it is a guess.
 enum class PlanFallback { OrchestraLcm, None };

@@ -2,6 +2,7 @@
 // name exactly its policies, in its order, and the factory builds each of them.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <regex>
 #include <sstream>
 
@@ -132,6 +133,8 @@ TEST_CASE("registry: planned-t runs the planned T where the plan reached the tar
   const auto planned = experiments::make_policy(config.policies[0], config);
   CHECK(stub_asked.seeds == std::vector<std::uint64_t>{7, 8});
   CHECK(stub_asked.sweep_points == 8);
+  // The default surrogate is the calibrated fit (configs/heldout_twentieth/README.md's rule).
+  CHECK(std::filesystem::path(stub_asked.surrogate_file).filename() == "surrogate-controller-task-calibrated.json");
   CHECK(stub_asked.sweep_options.source == orchestra::BarrierSource::Fixed);
   CHECK(stub_asked.sweep_options.interval == orchestra::DecisionInterval::Rounds);  // the sweep runs as the planned T will
   CHECK(controller(planned).source == orchestra::BarrierSource::Fixed);
@@ -156,6 +159,42 @@ TEST_CASE("registry: planned-t runs the planned T where the plan reached the tar
                                                "policies:\n  - {name: planned-t}\n",
                                                "x.yaml");
   CHECK_THROWS_WITH_AS(experiments::make_policy(other.policies[0], other), doctest::Contains("x.yaml:5: policies[0].surrogate: "),
+                       common::ConfigError);
+  experiments::set_barrier_planner(nullptr);
+}
+
+TEST_CASE("registry: orchestra-a3c with start: planned moves T from the planned T, from LCM's T* where the plan is a guess") {
+  experiments::set_barrier_planner(&stub_planner);
+  const auto controller = [](const experiments::BuiltPolicy& built) {
+    const auto* c = dynamic_cast<const orchestra::BarrierController*>(built.policy.get());
+    REQUIRE(c != nullptr);
+    return c->options();
+  };
+  stub_asked = {};
+  const auto by_lcm = drawn_config_with("{name: orchestra-a3c}");
+  CHECK(controller(experiments::make_policy(by_lcm.policies[0], by_lcm)).source == orchestra::BarrierSource::Lcm);
+  CHECK(stub_asked.seeds.empty());  // no plan unless asked
+  const auto config = drawn_config_with("{name: orchestra-a3c, start: planned, planning_seeds: [7, 8], sweep: 5}");
+  stub_misses = 0;
+  const auto planned = experiments::make_policy(config.policies[0], config);
+  CHECK(stub_asked.seeds == std::vector<std::uint64_t>{7, 8});
+  CHECK(stub_asked.sweep_points == 5);
+  CHECK(stub_asked.sweep_options.source == orchestra::BarrierSource::Fixed);
+  // The sweep runs with the network's recorded interval (every round), as `orchestra evaluate`'s does.
+  CHECK(stub_asked.sweep_options.interval == orchestra::DecisionInterval::Rounds);
+  CHECK(controller(planned).source == orchestra::BarrierSource::Fixed);
+  CHECK(controller(planned).fixed_barrier_ms == 123);
+  CHECK(planned.resolved["plan"]["by"] == "surrogate");
+  CHECK(planned.resolved["start"] == "planned");
+  stub_misses = 2;
+  const auto guess = experiments::make_policy(config.policies[0], config);
+  CHECK(controller(guess).source == orchestra::BarrierSource::Lcm);
+  CHECK(guess.resolved["plan"]["by"] == "lcm");
+  // The planning keys belong to start: planned; the run's own seed is refused as planned-t refuses it.
+  const auto stray = drawn_config_with("{name: orchestra-a3c, planning_seeds: [7]}");
+  CHECK_THROWS_AS(experiments::make_policy(stray.policies[0], stray), common::ConfigError);
+  const auto own = drawn_config_with("{name: orchestra-a3c, start: planned, planning_seeds: [1]}");
+  CHECK_THROWS_WITH_AS(experiments::make_policy(own.policies[0], own), doctest::Contains("planning_seeds: holds the run's own seed 1"),
                        common::ConfigError);
   experiments::set_barrier_planner(nullptr);
 }

@@ -266,6 +266,16 @@ TEST_CASE("orchestra surrogate fidelity --epochs --target: real and surrogate ru
   const auto planned_run = nlohmann::json::parse(testing::read_text(dir / "q/planned-t/summary.json"));
   CHECK(planned_run["reached_target"] == ran["reached_target"]);
   if (ran["reached_target"].get<bool>()) CHECK(planned_run["time_to_target_s"].get<double>() == ran["time_to_target_s"].get<double>());
+  // The shipped network started at that plan (start: planned) instead of LCM's T*: its first
+  // round's T is the plan moved once (factor 4), where the pretrained network's first move is made.
+  testing::write_text(dir / "a3c_planned.yaml", workload + "policies:\n  - {name: orchestra-a3c, start: planned, surrogate: s.json, planning_seeds: [2]}\n");
+  const auto a3c_planned = testing::run_command(kBinary + " run " + (dir / "a3c_planned.yaml") + " --seed 1 --quiet --out " + (dir / "a"));
+  REQUIRE_MESSAGE(a3c_planned.exit_code == 0, a3c_planned.output);
+  const auto a3c_plan = nlohmann::json::parse(testing::read_text(dir / "a/orchestra-a3c/config.json"))["policy"]["plan"];
+  CHECK(a3c_plan["T_ms"].get<double>() == t4);
+  const double a3c_first = testing::csv_column(dir / "a/orchestra-a3c/rounds.csv", "barrier_ms").at(0);
+  INFO("first T ", a3c_first, " ms, planned ", t4, " ms");
+  CHECK((a3c_first == doctest::Approx(t4) || a3c_first == doctest::Approx(t4 * 4) || a3c_first == doctest::Approx(t4 / 4)));
   // A planning seed that is the run's own: refused, naming the key, before anything runs.
   const auto own_seed = testing::run_command(kBinary + " run " + (dir / "planned.yaml") + " --seed 2 --quiet --out " + (dir / "q2"));
   CHECK(own_seed.exit_code != 0);
