@@ -119,15 +119,17 @@ experiments::ExperimentConfig drawn_config_with(const std::string& entry) {
   return experiments::parse_config(out.c_str(), std::string(ORCHESTRA_SOURCE_DIR) + "/configs/heldout_eighteenth/planned.yaml");
 }
 
+// The options of a built policy that is Orchestra's barrier controller.
+orchestra::BarrierControllerOptions controller(const experiments::BuiltPolicy& built) {
+  const auto* c = dynamic_cast<const orchestra::BarrierController*>(built.policy.get());
+  REQUIRE(c != nullptr);
+  return c->options();
+}
+
 }  // namespace
 
 TEST_CASE("registry: planned-t runs the planned T where the plan reached the target on every planning seed, orchestra-lcm where not") {
   experiments::set_barrier_planner(&stub_planner);
-  const auto controller = [](const experiments::BuiltPolicy& built) {
-    const auto* c = dynamic_cast<const orchestra::BarrierController*>(built.policy.get());
-    REQUIRE(c != nullptr);
-    return c->options();
-  };
   const auto config = drawn_config_with("{name: planned-t, interval: rounds, interval_rounds: 1, planning_seeds: [7, 8]}");
   stub_misses = 0;
   const auto planned = experiments::make_policy(config.policies[0], config);
@@ -165,11 +167,6 @@ TEST_CASE("registry: planned-t runs the planned T where the plan reached the tar
 
 TEST_CASE("registry: orchestra-a3c with start: planned moves T from the planned T, from LCM's T* where the plan is a guess") {
   experiments::set_barrier_planner(&stub_planner);
-  const auto controller = [](const experiments::BuiltPolicy& built) {
-    const auto* c = dynamic_cast<const orchestra::BarrierController*>(built.policy.get());
-    REQUIRE(c != nullptr);
-    return c->options();
-  };
   stub_asked = {};
   const auto by_lcm = drawn_config_with("{name: orchestra-a3c}");
   CHECK(controller(experiments::make_policy(by_lcm.policies[0], by_lcm)).source == orchestra::BarrierSource::Lcm);
