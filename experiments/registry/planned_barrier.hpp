@@ -70,8 +70,8 @@ void set_barrier_planner(BarrierPlanner planner);
 // Reads an entry's planning keys (surrogate, planning_seeds, sweep; above) and plans `config`'s
 // barrier with the installed planner, each sweep point run with `sweep_options` at its T. config.json
 // records the plan under `plan`, with `by`: the surrogate, or `fallback_name` where the plan is a
-// guess and the entry falls back (`falls_back`). planned-t and `orchestra-a3c` with `start: planned`
-// plan this way.
+// guess and the entry falls back on a guess (`falls_back_on_guess`). planned-t and `orchestra-a3c`
+// with `start: planned` plan this way.
 BarrierPlan plan_entry_barrier(common::YamlReader& r, const ExperimentConfig& config, orchestra::BarrierControllerOptions sweep_options,
                                bool falls_back_on_guess, const std::string& fallback_name);
 
