@@ -67,13 +67,15 @@ std::unique_ptr<env::BarrierPolicy> make_a3c_policy(common::YamlReader& r, const
   else if (r.has("hold_x_target"))
     r.fail("hold_x_target", "needs after_target: hold");
   const A3cActions actions = r.option("actions", A3cActions::Greedy, {{"greedy", A3cActions::Greedy}, {"sampled", A3cActions::Sampled}});
-  const auto seed = static_cast<std::uint64_t>(r.integer("seed", static_cast<std::int64_t>(config.seed), 0, common::kMaxSeed));
-  if (actions == A3cActions::Greedy && r.has("seed")) r.fail("seed", "only sampled actions use a seed (actions: sampled)");
   auto controller = std::make_unique<orchestra::BarrierController>(options);
-  if (actions == A3cActions::Greedy)
+  if (actions == A3cActions::Greedy) {
+    // Read only where used: a seed read here would be recorded in config.json, which then refuses it.
+    if (r.has("seed")) r.fail("seed", "only sampled actions use a seed (actions: sampled)");
     controller->set_agent(std::make_shared<agents::GreedyBarrierAgent>(std::move(*policy)));
-  else
+  } else {
+    const auto seed = static_cast<std::uint64_t>(r.integer("seed", static_cast<std::int64_t>(config.seed), 0, common::kMaxSeed));
     controller->set_agent(std::make_shared<agents::SampledBarrierAgent>(std::move(*policy), seed));
+  }
   return controller;
 }
 

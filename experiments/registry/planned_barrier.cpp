@@ -41,9 +41,14 @@ void set_barrier_planner(BarrierPlanner planner) { installed_planner.store(plann
 BarrierPlan plan_entry_barrier(common::YamlReader& r, const ExperimentConfig& config, orchestra::BarrierControllerOptions sweep_options,
                                bool falls_back_on_guess, const std::string& fallback_name) {
   const BarrierPlanner planner = installed_planner.load();
-  if (!planner)
-    r.fail("name", "planned-t plans on the surrogate of training, which this program does not include (the orchestra command "
-                   "line and the Python module do)");
+  if (!planner) {
+    // Named by the key that asked for the plan: planned-t's name, or orchestra-a3c's start: planned
+    // (planned-t has no start key).
+    const bool asked_by_start = r.has("start");
+    r.fail(asked_by_start ? "start" : "name", std::string(asked_by_start ? "a planned start" : "planned-t") +
+                                                  " plans on the surrogate of training, which this program does not include (the "
+                                                  "orchestra command line and the Python module do)");
+  }
   BarrierPlanRequest request;
   request.surrogate_file = surrogate_path(r, config);
   request.surrogate = read_workload_surrogate(r, "surrogate", request.surrogate_file, config);

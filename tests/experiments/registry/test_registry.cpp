@@ -194,6 +194,11 @@ TEST_CASE("registry: orchestra-a3c with start: planned moves T from the planned 
   CHECK_THROWS_WITH_AS(experiments::make_policy(own.policies[0], own), doctest::Contains("planning_seeds: holds the run's own seed 1"),
                        common::ConfigError);
   experiments::set_barrier_planner(nullptr);
+  // Without a planner the error names the key that asked for the plan.
+  const auto unplanned = drawn_config_with("{name: orchestra-a3c, start: planned}");
+  CHECK_THROWS_WITH_AS(experiments::make_policy(unplanned.policies[0], unplanned),
+                       doctest::Contains("policies[0].start: a planned start plans on the surrogate of training, which this program does not include"),
+                       common::ConfigError);
 }
 
 TEST_CASE("registry: planned-t in a program that installed no planner is one config error at its entry") {

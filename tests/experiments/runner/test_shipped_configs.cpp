@@ -118,7 +118,8 @@ TEST_CASE("every shipped config loads, and every policy in an experiment config 
 
 TEST_CASE("a run's resolved config.json reads back as a config (orchestra calibrate writes one from it)") {
   testing::TempDir dir;
-  const char* tiny = R"(name: tiny
+  // orchestra-a3c with greedy actions: its entry refuses a seed, so the resolved entry must not hold one.
+  const std::string tiny = R"(name: tiny
 seed: 2
 data:
   dataset: synthetic
@@ -134,15 +135,16 @@ policies:
   - {name: fixed-t, T_ms: 20}
   - {name: orchestra-random, move: multiplicative, factor: 2, interval: rounds, interval_rounds: 2}
   - lbb
+  - {name: orchestra-a3c, policy: )" + std::string(ORCHESTRA_SOURCE_DIR) + R"(/pretrained/orchestra-a3c.pt}
 )";
   testing::write_text(dir / "tiny.yaml", tiny);
   experiments::RunOptions options;
   options.quiet = true;
   options.out_dir = dir / "out";
   const auto result = experiments::run_experiment(experiments::load_config(dir / "tiny.yaml"), options);
-  REQUIRE(result.outcomes.size() == 4);
+  REQUIRE(result.outcomes.size() == 5);
   nlohmann::json rebuilt;
-  for (const auto& label : {"orchestra-lcm", "fixed-t", "orchestra-random", "lbb"}) {
+  for (const auto& label : {"orchestra-lcm", "fixed-t", "orchestra-random", "lbb", "orchestra-a3c"}) {
     nlohmann::json c = nlohmann::json::parse(testing::read_text(dir / ("out/" + std::string(label) + "/config.json")));
     nlohmann::json entry = c["policy"];
     for (auto it = entry.begin(); it != entry.end();)
@@ -155,7 +157,7 @@ policies:
   INFO(text);
   experiments::ExperimentConfig config;
   REQUIRE_NOTHROW(config = experiments::parse_config(text, dir / "rebuilt.json"));
-  REQUIRE(config.policies.size() == 4);
+  REQUIRE(config.policies.size() == 5);
   for (const auto& entry : config.policies) CHECK_NOTHROW(experiments::make_policy(entry, config));
 }
 
