@@ -123,10 +123,6 @@ BarrierController::BarrierController(BarrierControllerOptions options) : options
   validate(options_);
 }
 
-std::string BarrierController::name() const {
-  return options_.source == BarrierSource::Lcm ? "orchestra-lcm" : "fixed-t";
-}
-
 bool BarrierController::lcm_owns_barrier() const {
   return options_.source == BarrierSource::Lcm && options_.rerun_lcm_each_epoch && !moved_ && !agent_;
 }

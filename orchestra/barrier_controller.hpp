@@ -199,7 +199,6 @@ class BarrierController final : public env::BarrierPolicy {
   // The RL state (rl_state.hpp) after the latest closed window, with the current T and tau.
   std::vector<float> observation() const;
 
-  std::string name() const;  // "orchestra-lcm" or "fixed-t"
   double barrier_ms() const { return barrier_ms_; }
   double comm_ms() const { return comm_ms_; }  // C used by the heuristic: the all-reduce per round
   double action_unit_ms() const { return unit_ms_; }

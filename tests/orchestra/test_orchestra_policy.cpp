@@ -82,7 +82,7 @@ TEST_CASE("orchestra-lcm on cluster A: probed times, T* = 21 ms, tau 2,1,1,1, sh
   auto fake = cluster_a();
   BarrierController c(BarrierControllerOptions::orchestra_lcm());
   c.start(fake->view);
-  CHECK(c.name() == "orchestra-lcm");
+  CHECK(c.options().source == orchestra::BarrierSource::Lcm);
   CHECK(fake->probes == 4 * 5);
   CHECK(c.batch_sizes() == std::vector<int>{64, 64, 64, 64});
   CHECK(c.batch_times_ms() == std::vector<double>{model_ms(0, 64), model_ms(1, 64), model_ms(2, 64), model_ms(3, 64)});
@@ -339,7 +339,7 @@ TEST_CASE("fixed-t: T stays as given, tau and shares follow the measured times")
   auto fake = cluster_a();
   BarrierController c(BarrierControllerOptions::fixed_t(50));
   c.start(fake->view);
-  CHECK(c.name() == "fixed-t");
+  CHECK(c.options().source == orchestra::BarrierSource::Fixed);
   CHECK(c.barrier_ms() == doctest::Approx(50));
   CHECK(c.local_steps() == std::vector<int>{5, 2, 2, 2});
   feed_epoch(c, {20, 21, 21, 21}, 5, 0, 0);
@@ -355,7 +355,7 @@ TEST_CASE("fixed-t with T_x_comm: T is that multiple of the all-reduce time C, a
   auto fake = cluster_a();  // C = 5 ms, batch times 10 / 21 / 21 / 21 ms
   BarrierController c(BarrierControllerOptions::fixed_t_x_comm(8));
   c.start(fake->view);
-  CHECK(c.name() == "fixed-t");
+  CHECK(c.options().source == orchestra::BarrierSource::CommMultiple);
   CHECK(c.barrier_ms() == doctest::Approx(40));
   CHECK(c.local_steps() == std::vector<int>{4, 1, 1, 1});
   feed_epoch(c, {20, 21, 21, 21}, 5, 0, 0);
