@@ -16,10 +16,12 @@ if ! command -v clang++ >/dev/null; then
 fi
 
 start=$(date +%s)
-# -O1 -g: libFuzzer's usual trade between speed and readable reports. fuzzer-no-link instruments
-# the libraries under test for coverage; only the fuzz targets link libFuzzer's main.
+# -O1 -g1: libFuzzer's usual trade between speed and readable reports (-g1: function names and line
+# tables, all a report reads, without the full debug information of the libtorch headers that the
+# config loader's libraries include). fuzzer-no-link instruments the libraries under test for
+# coverage; only the fuzz targets link libFuzzer's main.
 # -fno-sanitize-recover: undefined behaviour stops the run like a crash instead of scrolling by.
-flags="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=all"
+flags="-O1 -g1 -fno-omit-frame-pointer -fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=all"
 if [ ! -f build-fuzz/build.ninja ]; then
   cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_CXX_FLAGS_DEBUG="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \

@@ -40,7 +40,9 @@ case "$mode" in
     ;;
   tsan)
     dir=build-tsan
-    flags="-O1 -g -fno-omit-frame-pointer -fsanitize=thread"
+    # -g1 as for ASan: a race's two stacks need function names and lines, not the libtorch headers'
+    # full debug information the agents library would otherwise carry (BENCHMARKS "Build time").
+    flags="-O1 -g1 -fno-omit-frame-pointer -fsanitize=thread"
     [ "${#suites[@]}" -gt 0 ] || suites=(test_agents)
     export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$supp/tsan.supp"
     ;;
