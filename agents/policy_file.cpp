@@ -68,11 +68,16 @@ PolicyControl read_control(const c10::impl::GenericDict& c, const std::string& p
     if (!known) throw common::DataError(path + ": controller.state must be base, progress or lead, got " + state);
     control.state_features = *known;
   }
+  if (c.contains("start")) {
+    const std::string start = text(c, "start", path);
+    if (start != "lcm" && start != "planned") throw common::DataError(path + ": controller.start must be lcm or planned, got " + start);
+    control.start = start == "planned" ? BarrierStart::Planned : BarrierStart::Lcm;
+  }
+  if (c.contains("planned_min_T_x_start")) control.planned_min_barrier_x_start = number(c, "planned_min_T_x_start", path);
+  if (c.contains("planned_max_T_x_start")) control.planned_max_barrier_x_start = number(c, "planned_max_T_x_start", path);
   // The controller's own checks, so a hand-edited file fails here with its path.
-  orchestra::BarrierControllerOptions options;
-  control.apply_to(options);
   try {
-    orchestra::BarrierController check(options);
+    check_control(control);
   } catch (const std::invalid_argument& e) {
     throw common::DataError(path + ": " + e.what());
   }
@@ -80,6 +85,17 @@ PolicyControl read_control(const c10::impl::GenericDict& c, const std::string& p
 }
 
 }  // namespace
+
+void check_control(const PolicyControl& control) {
+  orchestra::BarrierControllerOptions options;
+  control.apply_to(options);
+  orchestra::BarrierController as_trained(options);
+  if (control.planned_min_barrier_x_start > 0) options.min_barrier_x_start = control.planned_min_barrier_x_start;
+  if (control.planned_max_barrier_x_start > 0) options.max_barrier_x_start = control.planned_max_barrier_x_start;
+  orchestra::BarrierController from_plan(options);
+}
+
+const char* barrier_start_name(BarrierStart start) { return start == BarrierStart::Planned ? "planned" : "lcm"; }
 
 PolicyControl PolicyControl::of(const orchestra::BarrierControllerOptions& o) {
   PolicyControl c;
@@ -129,7 +145,8 @@ bool PolicyControl::operator==(const PolicyControl& o) const {
          max_barrier_x_start == o.max_barrier_x_start && floor_cap_steps == o.floor_cap_steps &&
          min_barrier_steps == o.min_barrier_steps &&
          lcm_cap_steps == o.lcm_cap_steps && lcm_cap_x_comm == o.lcm_cap_x_comm && lcm_cap_above_steps == o.lcm_cap_above_steps && weighting == o.weighting &&
-         state_features == o.state_features;
+         state_features == o.state_features && start == o.start &&
+         planned_min_barrier_x_start == o.planned_min_barrier_x_start && planned_max_barrier_x_start == o.planned_max_barrier_x_start;
 }
 
 A3cPolicy::A3cPolicy(ActorCritic net, std::int64_t updates, PolicyControl control, std::map<std::string, std::string> training)
@@ -204,6 +221,9 @@ void A3cPolicy::save(const std::string& path) const {
   control.insert("T_cap_above_steps", control_.lcm_cap_above_steps);
   control.insert("weighting", std::string(env::weighting_name(control_.weighting)));
   control.insert("state", std::string(orchestra::state_features_name(control_.state_features)));
+  control.insert("start", std::string(barrier_start_name(control_.start)));
+  control.insert("planned_min_T_x_start", control_.planned_min_barrier_x_start);
+  control.insert("planned_max_T_x_start", control_.planned_max_barrier_x_start);
   root.insert("controller", control);
   c10::Dict<std::string, std::string> training;
   for (const auto& [key, value] : training_) training.insert(key, value);

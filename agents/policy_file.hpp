@@ -25,7 +25,11 @@
 //         "T_cap_above_steps": 0.0 (that cap only where T* is at least this many slowest steps),
 //         "weighting": "uniform" | "all_workers" (the model average; files without it: uniform),
 //         "state": "base" | "progress" | "lead" (the state's entries, orchestra/rl_state.hpp; files
-//         without it: base, 22 entries; progress and lead: 25)}
+//         without it: base, 22 entries; progress and lead: 25),
+//         "start": "lcm" | "planned" (the T the network moves from at deployment: LCM's T*, or the
+//         static T planned on the surrogate of training; files without it: lcm),
+//         "planned_min_T_x_start", "planned_max_T_x_start": min_T_x_start and max_T_x_start where
+//         the start is planned (0 = as min_T_x_start and max_T_x_start; files without them: 0)}
 //   policy["training"]          -> {"config": "a3c_general", "algorithm": "a3c", "reward": "time",
 //                                   "reward_record": "episode", "environment": "...", and
 //                                   "init_policy": the file it was fine-tuned from, if any} (strings)
@@ -51,6 +55,13 @@
 
 namespace agents {
 
+// The T a deployed network moves from (the policy file's controller.start): LCM's T* (3.1.1, as
+// the network is trained), or the static T `planned-t` plans on the surrogate of training
+// (experiments/registry/planned_barrier.hpp), which the shipped policy deploys since the
+// twenty-second held-out suite (BENCHMARKS.md). Training ignores it: episodes start at LCM's T*.
+enum class BarrierStart { Lcm, Planned };
+const char* barrier_start_name(BarrierStart start);
+
 // How a policy's actions act on T: what the policy file's "controller" entry records.
 struct PolicyControl {
   orchestra::BarrierMove move = orchestra::BarrierMove::Additive;
@@ -72,12 +83,23 @@ struct PolicyControl {
   env::AverageWeighting weighting = env::AverageWeighting::Uniform;
   // The state's entries the network reads (absent from files written before it: base).
   orchestra::StateFeatures state_features = orchestra::StateFeatures::Base;
+  // Where deployment starts T (absent from files written before it: lcm); not a controller option,
+  // so `of` leaves it lcm and `apply_to` does not write it.
+  BarrierStart start = BarrierStart::Lcm;
+  // The bounds around a planned start, in place of min/max_barrier_x_start (0 = those); a start
+  // that falls back to LCM's T* keeps the bounds the network was trained with.
+  double planned_min_barrier_x_start = 0;
+  double planned_max_barrier_x_start = 0;
 
   static PolicyControl of(const orchestra::BarrierControllerOptions& options);
   // Writes these fields into `options` (the rest of them untouched).
   void apply_to(orchestra::BarrierControllerOptions& options) const;
   bool operator==(const PolicyControl& other) const;
 };
+
+// The barrier controller's checks of `control`, with its bounds and with those around a planned
+// start: std::invalid_argument naming the option otherwise.
+void check_control(const PolicyControl& control);
 
 class A3cPolicy {
  public:

@@ -23,6 +23,7 @@ int command_evaluate(const Args& args);  // a trained policy against LCM, random
 int command_draw(const Args& args);    // clusters drawn from a training distribution, as configs
 int command_surrogate(const Args& args);  // the surrogate of training: log, fit, fidelity
 int command_soup(const Args& args);    // the mean of several policies' weights (a model soup)
+int command_redeploy(const Args& args);  // a policy file with another start and bounds recorded
 int command_serve(const Args& args);   // A3C: the parameter server alone
 int command_agent(const Args& args);   // A3C: one agent (hidden in help: started by train)
 int command_keygen(const Args& args);  // CURVE keys for serve/agent

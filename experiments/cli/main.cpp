@@ -37,6 +37,8 @@ const Command kCommands[] = {
      "orchestra surrogate fit results/rounds --out surrogate.json", experiments::command_surrogate},
     {"learn a controller", "soup POLICY.pt...", "one policy whose weights are the mean of several runs' (a model soup)",
      "orchestra soup a.pt b.pt --out soup.pt", experiments::command_soup},
+    {"learn a controller", "redeploy POLICY.pt", "the same network with another start and bounds recorded in its file",
+     "orchestra redeploy a.pt --start planned --planned-min-T-x-start 0.25 --planned-max-T-x-start 1 --out b.pt", experiments::command_redeploy},
     {"learn a controller", "serve CONFIG", "the A3C parameter server alone, for agents on other machines",
      "orchestra serve configs/a3c_train.yaml --bind tcp://0.0.0.0:5555 --keys keys.txt", experiments::command_serve},
     {"learn a controller", "agent CONFIG", "one A3C agent: --connect tcp://HOST:PORT",

@@ -117,6 +117,11 @@ class PythonPolicy {
     return out;
   }
 
+  // Where `orchestra-a3c` starts T when deploying this file: "lcm" (LCM's T*) or "planned" (the
+  // static T planned-t plans on the surrogate of training). Not a training key: BarrierEnv starts at
+  // LCM's T*, as training does.
+  std::string start() const { return agents::barrier_start_name(policy_->control().start); }
+
   const std::string& path() const { return path_; }
   int observation_size() const { return policy_->observation_size(); }
   std::vector<int> hidden() { return policy_->network()->spec().hidden; }
@@ -156,6 +161,7 @@ void bind_policy(py::module_& m) {
       .def("probabilities", &PythonPolicy::probabilities, py::arg("observation"))
       .def("state_dict", &PythonPolicy::state_dict)
       .def_property_readonly("controller", &PythonPolicy::controller)
+      .def_property_readonly("start", &PythonPolicy::start)
       .def_property_readonly("path", &PythonPolicy::path)
       .def_property_readonly("observation_size", &PythonPolicy::observation_size)
       .def_property_readonly("hidden", &PythonPolicy::hidden)

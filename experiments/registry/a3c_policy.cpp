@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "agents/greedy_barrier_agent.hpp"
+#include "agents/policy_file.hpp"
 #include "experiments/registry/orchestra_options.hpp"
 #include "experiments/registry/planned_barrier.hpp"
 #include "orchestra/barrier_controller.hpp"
@@ -47,12 +48,32 @@ std::unique_ptr<env::BarrierPolicy> make_a3c_policy(common::YamlReader& r, const
                (r.has("state") ? " (leave state: out to use the policy's own)" : " (was it trained on the toy environment?)"));
   // start: planned: the network moves T from a static T planned on the surrogate of training (as
   // planned-t plans it, with the controller's own options for the sweep) instead of from LCM's T*
-  // (3.1.1); where the plan is a guess, from LCM's T* as by default.
-  if (r.option("start", A3cStart::Lcm, {{"lcm", A3cStart::Lcm}, {"planned", A3cStart::Planned}}) == A3cStart::Planned) {
+  // (3.1.1); where the plan is a guess, from LCM's T* as by default. The policy file says which
+  // unless the config does.
+  const bool start_given = r.has("start");
+  // What config.json records (below): a resolved entry read back has start: lcm and keeps the why.
+  if (const YAML::Node fallback = r.raw("start_fallback"); fallback && fallback.IsScalar()) r.resolved()["start_fallback"] = fallback.Scalar();
+  agents::BarrierStart start = r.option("start", policy->control().start, {{"lcm", agents::BarrierStart::Lcm}, {"planned", agents::BarrierStart::Planned}});
+  if (start == agents::BarrierStart::Planned && !start_given) {
+    const std::string why = why_default_plan_unavailable(r, config);
+    if (!why.empty()) {
+      start = agents::BarrierStart::Lcm;
+      r.resolved()["start"] = "lcm";  // read back, the entry runs what ran
+      r.resolved()["start_fallback"] = path + " starts at a planned T, but " + why + ": LCM's T* instead";
+    }
+  }
+  if (start == agents::BarrierStart::Planned) {
     const BarrierPlan plan = plan_entry_barrier(r, config, options, /*falls_back_on_guess=*/true, "lcm");
     if (plan.reached_everywhere()) {
       options.source = orchestra::BarrierSource::Fixed;
       options.fixed_barrier_ms = plan.barrier_ms;
+      // The file's bounds around a planned start (the shipped policy: [T/4, T], only ever shorter
+      // than the plan), unless the config gives them; from LCM's T* the trained ones stay.
+      const agents::PolicyControl& c = policy->control();
+      if (c.planned_min_barrier_x_start > 0 && !r.has("min_T_x_start"))
+        r.resolved()["min_T_x_start"] = options.min_barrier_x_start = c.planned_min_barrier_x_start;
+      if (c.planned_max_barrier_x_start > 0 && !r.has("max_T_x_start"))
+        r.resolved()["max_T_x_start"] = options.max_barrier_x_start = c.planned_max_barrier_x_start;
     }
   }
   // Training episodes end at the target accuracy, so moves past it were never trained: hold T there.

@@ -6,9 +6,17 @@
 // absolute or found as given; default: the pretrained policy, pretrained/orchestra-a3c.pt), and the
 // orchestra-lcm keys; the move, unit or factor, interval and bounds default to the ones the policy
 // file records (what the network was trained with).
-//   start: lcm            the T the network moves from: LCM's T* (default, 3.1.1), or planned: the
+//   start: (the file's)   the T the network moves from: lcm, LCM's T* (3.1.1), or planned: the
 //                         static T planned-t would run (planned_barrier.hpp; its keys surrogate,
-//                         planning_seeds and sweep apply), LCM's T* where that plan is a guess
+//                         planning_seeds and sweep apply), LCM's T* where that plan is a guess.
+//                         Default: the policy file's controller.start (the shipped policy: planned;
+//                         files without one: lcm). Where the file's planned start cannot be planned
+//                         with the defaults (a program without the surrogate, or a workload the
+//                         pretrained surrogate was not fitted on: the quickstart's), LCM's T*, and
+//                         config.json says so under start_fallback; `start: planned` in the config
+//                         is refused there instead. From a planned T the bounds are the file's
+//                         planned_min_T_x_start and planned_max_T_x_start where it has them (the
+//                         shipped policy: [T/4, T]); from LCM's T* the bounds it was trained with
 // Deployment only:
 //   actions: greedy       the network's most probable move (default), or sampled: drawn from its
 //                         probabilities, as during training, from `seed` (default: the experiment's)
@@ -27,7 +35,6 @@
 namespace experiments {
 
 enum class A3cActions { Greedy, Sampled };
-enum class A3cStart { Lcm, Planned };
 enum class AfterTarget { Hold, Continue };
 
 // Throws common::ConfigError (file:line: key) for a missing/unreadable policy file or one trained for

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/errors.hpp"
+#include "env/surrogate/surrogate_file.hpp"
+#include "env/train/workload_task.hpp"
 #include "experiments/config/workload_surrogate.hpp"
 #include "experiments/registry/orchestra_options.hpp"
 
@@ -37,6 +39,19 @@ std::vector<std::uint64_t> default_planning_seeds() {
 }
 
 void set_barrier_planner(BarrierPlanner planner) { installed_planner.store(planner); }
+
+std::string why_default_plan_unavailable(const common::YamlReader& r, const ExperimentConfig& config) {
+  if (!installed_planner.load()) return "this program does not include the surrogate of training (the orchestra command line and the Python module do)";
+  if (r.has("surrogate") || r.has("planning_seeds") || r.has("sweep")) return "";
+  std::shared_ptr<const env::SurrogateModel> surrogate;
+  try {
+    surrogate = env::read_surrogate(ORCHESTRA_PRETRAINED_SURROGATE);
+  } catch (const common::DataError&) {
+    return "";  // the plan names the broken file
+  }
+  const std::string why = env::task_mismatch(surrogate->task, env::wanted_task(config.data, config.training, config.global_batch));
+  return why.empty() ? "" : "the pretrained surrogate does not know this workload (" + why + ")";
+}
 
 BarrierPlan plan_entry_barrier(common::YamlReader& r, const ExperimentConfig& config, orchestra::BarrierControllerOptions sweep_options,
                                bool falls_back_on_guess, const std::string& fallback_name) {

@@ -75,6 +75,13 @@ void set_barrier_planner(BarrierPlanner planner);
 BarrierPlan plan_entry_barrier(common::YamlReader& r, const ExperimentConfig& config, orchestra::BarrierControllerOptions sweep_options,
                                bool falls_back_on_guess, const std::string& fallback_name);
 
+// Why an entry that gives none of the planning keys (surrogate, planning_seeds, sweep) cannot plan
+// with the defaults here, or "" where it can: no planner is installed in this program, or the
+// pretrained surrogate was fitted on another workload than `config`'s (the quickstart's model,
+// for one). `orchestra-a3c` starts from LCM's T* then where its policy file asks for a planned
+// start; a config that asks for one itself is refused instead (plan_entry_barrier).
+std::string why_default_plan_unavailable(const common::YamlReader& r, const ExperimentConfig& config);
+
 // What a plan falls back to where it is a guess.
 enum class PlanFallback { OrchestraLcm, None };
 

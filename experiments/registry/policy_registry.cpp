@@ -143,7 +143,7 @@ const std::vector<PolicyKind>& policy_registry() {
       {"fixed-t", "a given barrier T (T_ms, or T_x_comm times the all-reduce time), for ablations and oracle sweeps", make_fixed_t, Aggregation::ModelAverage, {"batch_sizes"}},
       {"planned-t", "a static T planned before the run on the surrogate of training (orchestra-lcm where it is a guess)",
        make_planned_t_policy, Aggregation::ModelAverage, {"batch_sizes", "planning_seeds"}},
-      {"orchestra-a3c", "Orchestra: a trained A3C policy moves T (default: the pretrained one, every round)", make_a3c_policy, Aggregation::ModelAverage, {"batch_sizes", "planning_seeds"}},
+      {"orchestra-a3c", "Orchestra: a trained A3C policy moves T (default: the pretrained one, every round, from the planned T)", make_a3c_policy, Aggregation::ModelAverage, {"batch_sizes", "planning_seeds"}},
       {"orchestra-random", "T moved by a uniformly random action at each decision (the A3C ablation)", make_random_barrier_policy,
        Aggregation::ModelAverage, {"batch_sizes"}},
   };

@@ -214,6 +214,9 @@ TEST_CASE("a saved policy loads with the same weights and gives the same actions
   control.lcm_cap_above_steps = 12;
   control.weighting = env::AverageWeighting::AllWorkers;
   control.state_features = orchestra::StateFeatures::Progress;
+  control.start = agents::BarrierStart::Planned;
+  control.planned_min_barrier_x_start = 0.5;
+  control.planned_max_barrier_x_start = 2;
   control.max_move = 2;  // moves of x1.5 and x2.25 either way: 5 outputs
   agents::A3cPolicy policy(agents::ActorCritic(agents::ActorCriticSpec{12, {16, 8}, 5}), 42, control, {{"reward", "time"}, {"config", "x"}});
   policy.save(dir / "policy.pt");
@@ -243,6 +246,29 @@ TEST_CASE("a saved policy loads with the same weights and gives the same actions
   const std::vector<char> edited = torch::pickle_save(c10::IValue(root));
   testing::write_text(dir / "shuffled.pt", std::string(edited.begin(), edited.end()));
   CHECK_THROWS_WITH_AS(agents::A3cPolicy::load(dir / "shuffled.pt"), doctest::Contains("actions must be the moves -m ... m in order"),
+                       common::DataError);
+  // The start: files written before it deploy from LCM's T*; a start of another name is refused.
+  c10::impl::GenericDict controller = torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end())).toGenericDict().at("controller").toGenericDict();
+  CHECK(controller.at("start").toStringRef() == "planned");
+  const auto with_controller = [&](const std::string& name) {
+    c10::impl::GenericDict copy = torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end())).toGenericDict();
+    copy.insert_or_assign("controller", controller);
+    const std::vector<char> out = torch::pickle_save(c10::IValue(copy));
+    testing::write_text(dir / name, std::string(out.begin(), out.end()));
+    return dir / name;
+  };
+  controller.erase("start");
+  controller.erase("planned_min_T_x_start");
+  controller.erase("planned_max_T_x_start");
+  const agents::PolicyControl older = agents::A3cPolicy::load(with_controller("older.pt")).control();
+  CHECK(older.start == agents::BarrierStart::Lcm);
+  CHECK(older.planned_min_barrier_x_start == 0);
+  CHECK(older.planned_max_barrier_x_start == 0);
+  controller.insert("planned_min_T_x_start", 4.0);  // a floor above the ceiling of 2 around a planned start
+  CHECK_THROWS_WITH_AS(agents::A3cPolicy::load(with_controller("floor.pt")), doctest::Contains("floor.pt: "), common::DataError);
+  controller.erase("planned_min_T_x_start");
+  controller.insert("start", std::string("sideways"));
+  CHECK_THROWS_WITH_AS(agents::A3cPolicy::load(with_controller("sideways.pt")), doctest::Contains("controller.start must be lcm or planned, got sideways"),
                        common::DataError);
 }
 

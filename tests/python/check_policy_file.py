@@ -57,7 +57,7 @@ def main():
         fail(f"{path}: format {policy['format']!r} version {policy['format_version']!r}")
     if list(policy["actions"]) != [-1, 0, 1]:
         fail(f"{path}: actions {policy['actions']!r}")
-    for key in ("move", "factor", "interval"):
+    for key in ("move", "factor", "interval", "start"):
         if key not in policy["controller"]:
             fail(f"{path}: controller has no {key!r}")
     for key in ("config", "algorithm", "reward"):

@@ -30,6 +30,9 @@ class Pretrained(unittest.TestCase):
             self.assertIn(key, p.controller)
         self.assertEqual("interval_rounds" in p.controller, p.controller["interval"] == "rounds")
         self.assertEqual(p.controller["state"], "base")  # the 22 entries: observation_size above
+        # Deployed from the planned T (not a training key; its bounds there are the file's own).
+        self.assertEqual(p.start, "planned")
+        self.assertNotIn("start", p.controller)
         for key in ("config", "algorithm", "reward"):
             self.assertIn(key, p.training)
         names = set(p.state_dict())

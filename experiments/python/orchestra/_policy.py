@@ -21,6 +21,7 @@ class Policy:
     controller: how its actions move T, as the keys of a training config's `controller:` (move,
         factor or unit_ms, interval and interval_rounds, the bounds on T, weighting), so that
         BarrierEnv(config, controller=policy.controller) applies them as `orchestra-a3c` does.
+    start: where `orchestra-a3c` starts T with it, "lcm" or "planned".
     observation_size, hidden, updates, training (dict of strings), path.
     """
 
@@ -82,6 +83,12 @@ class Policy:
     @property
     def controller(self):
         return dict(self._policy.controller)
+
+    @property
+    def start(self):
+        """Where `orchestra-a3c` starts T with this file: "lcm" (LCM's T*) or "planned" (planned-t's T;
+        the shipped policy's). Not a training key: BarrierEnv starts at LCM's T*, as training does."""
+        return self._policy.start
 
     @property
     def training(self):

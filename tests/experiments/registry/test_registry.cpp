@@ -9,6 +9,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include "experiments/config/config.hpp"
+#include "agents/policy_file.hpp"
+#include "experiments/registry/a3c_policy.hpp"
 #include "experiments/registry/planned_barrier.hpp"
 #include "experiments/registry/policy_registry.hpp"
 #include "orchestra/barrier_controller.hpp"
@@ -168,7 +170,7 @@ TEST_CASE("registry: planned-t runs the planned T where the plan reached the tar
 TEST_CASE("registry: orchestra-a3c with start: planned moves T from the planned T, from LCM's T* where the plan is a guess") {
   experiments::set_barrier_planner(&stub_planner);
   stub_asked = {};
-  const auto by_lcm = drawn_config_with("{name: orchestra-a3c}");
+  const auto by_lcm = drawn_config_with("{name: orchestra-a3c, start: lcm}");
   CHECK(controller(experiments::make_policy(by_lcm.policies[0], by_lcm)).source == orchestra::BarrierSource::Lcm);
   CHECK(stub_asked.seeds.empty());  // no plan unless asked
   const auto config = drawn_config_with("{name: orchestra-a3c, start: planned, planning_seeds: [7, 8], sweep: 5}");
@@ -188,7 +190,7 @@ TEST_CASE("registry: orchestra-a3c with start: planned moves T from the planned 
   CHECK(controller(guess).source == orchestra::BarrierSource::Lcm);
   CHECK(guess.resolved["plan"]["by"] == "lcm");
   // The planning keys belong to start: planned; the run's own seed is refused as planned-t refuses it.
-  const auto stray = drawn_config_with("{name: orchestra-a3c, planning_seeds: [7]}");
+  const auto stray = drawn_config_with("{name: orchestra-a3c, start: lcm, planning_seeds: [7]}");
   CHECK_THROWS_AS(experiments::make_policy(stray.policies[0], stray), common::ConfigError);
   const auto own = drawn_config_with("{name: orchestra-a3c, start: planned, planning_seeds: [1]}");
   CHECK_THROWS_WITH_AS(experiments::make_policy(own.policies[0], own), doctest::Contains("planning_seeds: holds the run's own seed 1"),
@@ -199,6 +201,70 @@ TEST_CASE("registry: orchestra-a3c with start: planned moves T from the planned 
   CHECK_THROWS_WITH_AS(experiments::make_policy(unplanned.policies[0], unplanned),
                        doctest::Contains("policies[0].start: a planned start plans on the surrogate of training, which this program does not include"),
                        common::ConfigError);
+}
+
+TEST_CASE("registry: orchestra-a3c starts where its policy file says: the shipped one at the plan, LCM's T* where it cannot plan, recorded") {
+  // The shipped policy records start: planned and bounds [T/4, T] around a planned start
+  // (BENCHMARKS.md, the twenty-second suite).
+  const auto shipped = agents::A3cPolicy::load(experiments::pretrained_policy_path());
+  CHECK(shipped.control().start == agents::BarrierStart::Planned);
+  experiments::set_barrier_planner(&stub_planner);
+  stub_asked = {};
+  stub_misses = 0;
+  const auto config = drawn_config_with("{name: orchestra-a3c}");
+  const auto planned = experiments::make_policy(config.policies[0], config);
+  CHECK(stub_asked.seeds == experiments::default_planning_seeds());
+  CHECK(controller(planned).source == orchestra::BarrierSource::Fixed);
+  CHECK(controller(planned).fixed_barrier_ms == 123);
+  CHECK(controller(planned).min_barrier_x_start == 0.25);
+  CHECK(controller(planned).max_barrier_x_start == 1);
+  CHECK(planned.resolved["min_T_x_start"] == 0.25);
+  CHECK(planned.resolved["start"] == "planned");
+  // Where the plan is a guess: LCM's T*, with the bounds the network was trained with.
+  stub_misses = 1;
+  const auto guessed = experiments::make_policy(config.policies[0], config);
+  CHECK(controller(guessed).source == orchestra::BarrierSource::Lcm);
+  CHECK(controller(guessed).min_barrier_x_start == 0.125);
+  CHECK(controller(guessed).max_barrier_x_start == 32);
+  stub_misses = 0;
+  // Bounds the config gives win over the file's around the plan.
+  const auto given = drawn_config_with("{name: orchestra-a3c, max_T_x_start: 2}");
+  CHECK(controller(experiments::make_policy(given.policies[0], given)).max_barrier_x_start == 2);
+  CHECK_FALSE(planned.resolved.contains("start_fallback"));
+  // A workload the pretrained surrogate was not fitted on (the quickstart's model): LCM's T*, said.
+  YAML::Node root = YAML::LoadFile(std::string(ORCHESTRA_SOURCE_DIR) + "/configs/quickstart.yaml");
+  root["policies"] = YAML::Load("[orchestra-a3c]");
+  YAML::Emitter out;
+  out << root;
+  const auto quickstart = experiments::parse_config(out.c_str(), std::string(ORCHESTRA_SOURCE_DIR) + "/configs/quickstart.yaml");
+  stub_asked = {};
+  const auto unknown = experiments::make_policy(quickstart.policies[0], quickstart);
+  CHECK(stub_asked.seeds.empty());
+  CHECK(controller(unknown).source == orchestra::BarrierSource::Lcm);
+  CHECK(controller(unknown).max_barrier_x_start == 32);  // as trained
+  CHECK(unknown.resolved["start"] == "lcm");
+  CHECK(unknown.resolved["start_fallback"].get<std::string>().find("does not know this workload (the surrogate was fitted on model mlp [64]") !=
+        std::string::npos);
+  // Asked for by the config, a plan that cannot be made is refused.
+  YAML::Node explicit_root = YAML::Load(out.c_str());
+  explicit_root["policies"] = YAML::Load("[{name: orchestra-a3c, start: planned}]");
+  YAML::Emitter explicit_out;
+  explicit_out << explicit_root;
+  const auto explicit_start = experiments::parse_config(explicit_out.c_str(), "q.yaml");
+  CHECK_THROWS_WITH_AS(experiments::make_policy(explicit_start.policies[0], explicit_start), doctest::Contains("policies[0].surrogate: "),
+                       common::ConfigError);
+  // A program without a planner (this suite, once uninstalled): LCM's T*, said; read back, the
+  // resolved entry runs the same.
+  experiments::set_barrier_planner(nullptr);
+  const auto unplanned = experiments::make_policy(config.policies[0], config);
+  CHECK(controller(unplanned).source == orchestra::BarrierSource::Lcm);
+  CHECK(unplanned.resolved["start_fallback"].get<std::string>().find("this program does not include the surrogate of training") != std::string::npos);
+  nlohmann::json entry = unplanned.resolved;
+  entry.erase("batch_sizes");  // recorded empty beside batch, as config.json has them
+  const auto again = drawn_config_with(entry.dump());
+  const auto read_back = experiments::make_policy(again.policies[0], again);
+  CHECK(read_back.resolved["start"] == "lcm");
+  CHECK(read_back.resolved["start_fallback"] == unplanned.resolved["start_fallback"]);
 }
 
 TEST_CASE("registry: planned-t in a program that installed no planner is one config error at its entry") {

@@ -22,7 +22,8 @@
 namespace {
 
 const std::string kSource = ORCHESTRA_SOURCE_DIR;
-const std::string kPolicy = kSource + "/pretrained/orchestra-a3c.pt";
+// The shipped network as trained (LCM's start and the f4 recipe's bounds, which the search sweeps).
+const std::string kPolicy = kSource + "/pretrained/candidates/genet-s14-3-2000.pt";
 const std::string kConfig = kSource + "/configs/a3c_surrogate_f4.yaml";
 
 // One episode of `base` from seed, T held at T* x start_factor (policy null) or moved by the policy.

@@ -299,8 +299,9 @@ TEST_CASE("configs/a3c_surrogate_f4.yaml: the wide recipe with moves of x4, noth
   CHECK(wide.control.factor == 2);
   CHECK(f4.a3c.seed == 13);
   check_wide_recipe_but_moves(f4, wide, [&](agents::PolicyControl& c) { c.factor = wide.control.factor; });
-  // The shipped policy was trained by it and deploys its moves.
-  const auto shipped = agents::A3cPolicy::load(std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/orchestra-a3c.pt");
+  // The shipped policy's network was trained by it and deploys its moves (the file it redeploys,
+  // with LCM's start and the recipe's bounds, is pretrained/candidates/genet-s14-3-2000.pt).
+  const auto shipped = agents::A3cPolicy::load(std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/candidates/genet-s14-3-2000.pt");
   CHECK(shipped.control() == f4.control);
 }
 
@@ -346,8 +347,10 @@ TEST_CASE("pretrained/candidates/x4-as-five-moves.pt acts as the shipped x4 netw
   CHECK(seen.size() >= 2);  // the states are varied enough to move T more than one way
 }
 
-TEST_CASE("the policies of pretrained/candidates/ load, with the state and interval the shipped policy deploys") {
-  const auto shipped = agents::A3cPolicy::load(std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/orchestra-a3c.pt");
+TEST_CASE("the policies of pretrained/candidates/ load, with the state and interval the shipped policy's network was trained with") {
+  // The shipped network as trained (LCM's start, the recipe's bounds): pretrained/orchestra-a3c.pt
+  // deploys it from the plan, bounded around it (orchestra redeploy).
+  const auto shipped = agents::A3cPolicy::load(std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/candidates/genet-s14-3-2000.pt");
   int files = 0;
   for (const auto& entry : fs::directory_iterator(fs::path(ORCHESTRA_SOURCE_DIR) / "pretrained" / "candidates")) {
     if (entry.path().extension() != ".pt") continue;
@@ -517,6 +520,6 @@ TEST_CASE("configs/genet/stage-k.yaml and seed14/ to seed16/: the f4 recipe fine
       CHECK(body == recipe_body("a3c_surrogate_f4.yaml", ""));
     }
   }
-  // The shipped policy is the seed-14 run's third stage, so it deploys the f4 recipe's moves.
-  CHECK(agents::A3cPolicy::load(std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/orchestra-a3c.pt").control() == f4.control);
+  // The shipped policy's network is the seed-14 run's third stage, so it deploys the f4 recipe's moves.
+  CHECK(agents::A3cPolicy::load(std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/candidates/genet-s14-3-2000.pt").control() == f4.control);
 }

@@ -98,7 +98,7 @@ TEST_CASE("orchestra surrogate calibrate: real sweep once, one fidelity per drif
   fit_tiny_surrogate(dir);
   const auto fitted = env::read_surrogate(dir / "s.json");
   const std::string base = kBinary + " surrogate calibrate " + (dir / "s.json") + " " + (dir / "task.yaml") + " --seeds 1 --work " + (dir / "work") +
-                           " --policy " + ORCHESTRA_SOURCE_DIR + "/pretrained/orchestra-a3c.pt";
+                           " --policy " + ORCHESTRA_SOURCE_DIR + "/pretrained/candidates/genet-s14-3-2000.pt";
   const auto run = testing::run_command(base + " --scales 1,4 --out " + (dir / "c.json") + " --quiet");
   REQUIRE_MESSAGE(run.exit_code == 0, run.output);
   // The real evaluation ran once, in the first scale's folder; each scale has its own fidelity folder.
@@ -151,7 +151,7 @@ TEST_CASE("orchestra surrogate calibrate: real sweep once, one fidelity per drif
   other.replace(other.find("name: task"), 10, "name: task_b");
   other.replace(other.find("bandwidth_gbps: 1,"), 18, "bandwidth_gbps: 10,");
   testing::write_text(dir / "task_b.yaml", other);
-  const std::string shipped = std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/orchestra-a3c.pt";
+  const std::string shipped = std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/candidates/genet-s14-3-2000.pt";  // the shipped network, LCM's start
   const auto real_b = testing::run_command(kBinary + " evaluate " + shipped + " " + (dir / "task_b.yaml") + " --seeds 1 --quiet --out " + (dir / "real_b"));
   REQUIRE_MESSAGE(real_b.exit_code == 0, real_b.output);
   const auto both = testing::run_command(kBinary + " surrogate calibrate " + (dir / "s.json") + " " + (dir / "task.yaml") + " " + (dir / "task_b.yaml") +
@@ -181,7 +181,7 @@ TEST_CASE("orchestra surrogate calibrate: real sweep once, one fidelity per drif
 TEST_CASE("orchestra surrogate fidelity --epochs --target: real and surrogate runs on the changed workload, and a real evaluation reused on it") {
   testing::TempDir dir;
   fit_tiny_surrogate(dir);
-  const std::string shipped = std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/orchestra-a3c.pt";
+  const std::string shipped = std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/candidates/genet-s14-3-2000.pt";  // the shipped network, LCM's start
   const std::string base = kBinary + " surrogate fidelity " + (dir / "s.json") + " " + (dir / "task.yaml") + " --seeds 1 --policy " + shipped + " --quiet";
   const auto run = testing::run_command(base + " --epochs 1 --target 0.3 --out " + (dir / "f"));
   REQUIRE_MESSAGE(run.exit_code == 0, run.output);
