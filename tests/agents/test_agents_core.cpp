@@ -257,16 +257,16 @@ TEST_CASE("a saved policy loads with the same weights and gives the same actions
     testing::write_text(dir / name, std::string(out.begin(), out.end()));
     return dir / name;
   };
-  controller.erase("start");
-  controller.erase("planned_min_T_x_start");
-  controller.erase("planned_max_T_x_start");
+  CHECK(controller.erase("start") == 1);
+  CHECK(controller.erase("planned_min_T_x_start") == 1);
+  CHECK(controller.erase("planned_max_T_x_start") == 1);
   const agents::PolicyControl older = agents::A3cPolicy::load(with_controller("older.pt")).control();
   CHECK(older.start == agents::BarrierStart::Lcm);
   CHECK(older.planned_min_barrier_x_start == 0);
   CHECK(older.planned_max_barrier_x_start == 0);
   controller.insert("planned_min_T_x_start", 4.0);  // a floor above the ceiling of 2 around a planned start
   CHECK_THROWS_WITH_AS(agents::A3cPolicy::load(with_controller("floor.pt")), doctest::Contains("floor.pt: "), common::DataError);
-  controller.erase("planned_min_T_x_start");
+  CHECK(controller.erase("planned_min_T_x_start") == 1);
   controller.insert("start", std::string("sideways"));
   CHECK_THROWS_WITH_AS(agents::A3cPolicy::load(with_controller("sideways.pt")), doctest::Contains("controller.start must be lcm or planned, got sideways"),
                        common::DataError);
