@@ -149,6 +149,14 @@ bool PolicyControl::operator==(const PolicyControl& o) const {
          planned_min_barrier_x_start == o.planned_min_barrier_x_start && planned_max_barrier_x_start == o.planned_max_barrier_x_start;
 }
 
+PolicyControl PolicyControl::as_trained() const {
+  PolicyControl trained = *this;
+  trained.start = BarrierStart::Lcm;
+  trained.planned_min_barrier_x_start = 0;
+  trained.planned_max_barrier_x_start = 0;
+  return trained;
+}
+
 A3cPolicy::A3cPolicy(ActorCritic net, std::int64_t updates, PolicyControl control, std::map<std::string, std::string> training)
     : net_(std::move(net)), updates_(updates), control_(control), training_(std::move(training)) {
   if (net_->spec().actions != orchestra::num_barrier_actions(control_.max_move))

@@ -95,6 +95,9 @@ struct PolicyControl {
   // Writes these fields into `options` (the rest of them untouched).
   void apply_to(orchestra::BarrierControllerOptions& options) const;
   bool operator==(const PolicyControl& other) const;
+  // The controller as training ran it: the deployment's start and planned bounds cleared, so that
+  // a redeployed file compares equal to its training config's controller.
+  PolicyControl as_trained() const;
 };
 
 // The barrier controller's checks of `control`, with its bounds and with those around a planned

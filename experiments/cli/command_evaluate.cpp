@@ -15,17 +15,19 @@ const char* kEvaluateHelp = R"(usage: orchestra evaluate POLICY.pt... CONFIG... 
        orchestra evaluate POLICY.pt... --baselines-from EARLIER [--also ENTRY]... [--out DIR] [--jobs N] [--plot] [--quiet]
 
 Judges trained barrier policies on cluster configs: on each config and seed it runs every policy
-(orchestra-a3c), orchestra-lcm, a random controller and a log-spaced sweep of static barriers
-(fixed-t), each to the config's target accuracy, and writes DIR/evaluation.md and .csv: per
-cluster each controller's time to target over the oracle's (the best static T of the sweep for
-that cluster and seed), as a geometric mean over seeds, misses counted, and the geometric mean
-over clusters. Beside them, fixed-t-other-seeds: on each seed the sweep's T that did best on the
-cluster's other seeds, a static T tuned without hindsight (its gap to 1.00x is the oracle's
-advantage of choosing on the seed it scores), and the ceiling of any static T: each cluster's
-one sweep T that did best over all its seeds, in hindsight. Under the table: each geometric mean
-over clusters with its 95% confidence interval, and each controller's time over orchestra-lcm's
-and over fixed-t-other-seeds', paired cluster by cluster, with theirs; where several policies or
---also entries are judged, also over the first policy's (also in DIR/evaluation_overall.csv).
+(orchestra-a3c), orchestra-lcm, a random controller (the first policy's moves at random, from
+where it starts: the plan, in its bounds around it, for a policy that starts there) and a
+log-spaced sweep of static barriers (fixed-t), each to the config's target accuracy, and writes
+DIR/evaluation.md and .csv: per cluster each controller's time to target over the oracle's (the
+best static T of the sweep for that cluster and seed), as a geometric mean over seeds, misses
+counted, and the geometric mean over clusters. Beside them, fixed-t-other-seeds: on each seed
+the sweep's T that did best on the cluster's other seeds, a static T tuned without hindsight
+(its gap to 1.00x is the oracle's advantage of choosing on the seed it scores), and the ceiling
+of any static T: each cluster's one sweep T that did best over all its seeds, in hindsight.
+Under the table: each geometric mean over clusters with its 95% confidence interval, and each
+controller's time over orchestra-lcm's and over fixed-t-other-seeds', paired cluster by cluster,
+with theirs; where several policies or --also entries are judged, also over the first policy's
+(also in DIR/evaluation_overall.csv).
 Results of every run are kept in DIR/<cluster>/seed-<N>/<controller>/.
 
   --seeds LIST    seeds (1,2,3 or 1-5; default 1-3)

@@ -376,7 +376,7 @@ int surrogate_hardest(ArgCursor& arg) {
   agents::A3cPolicy policy = agents::A3cPolicy::load(positional[0]);
   const TrainConfig config = load_train_config(positional[1]);
   if (!config.distribution) throw UsageError("hardest: " + positional[1] + " draws no clusters; it needs a clusters: distribution");
-  if (!(policy.control() == config.control))
+  if (!(policy.control().as_trained() == config.control))
     throw UsageError("hardest: " + positional[0] + " was trained with another controller (moves, bounds or state) than " + positional[1] +
                      "'s: search with the config it was trained with");
   const HardestSearchResult result = find_hardest_clusters(config, std::move(policy), options);

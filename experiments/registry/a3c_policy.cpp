@@ -14,6 +14,27 @@
 #include "orchestra/rl_state.hpp"
 
 namespace experiments {
+namespace {
+
+// The start: planned of orchestra-a3c and orchestra-random: T starts at a static T planned on the
+// surrogate of training (as planned-t plans it, with the controller's own options for the sweep)
+// instead of LCM's T* (3.1.1); where the plan is a guess, at LCM's T* with the options' bounds.
+// From the plan, the bounds are `planned_min_x`/`planned_max_x` times it (0: the options' own);
+// a policy file's give way to a config's min/max_T_x_start (`config_bounds_win`), a config's own
+// planned_*_T_x_start keys do not.
+void start_at_plan(common::YamlReader& r, const ExperimentConfig& config, double planned_min_x, double planned_max_x, bool config_bounds_win,
+                   orchestra::BarrierControllerOptions& options) {
+  const BarrierPlan plan = plan_entry_barrier(r, config, options, /*falls_back_on_guess=*/true, "lcm");
+  if (!plan.reached_everywhere()) return;
+  options.source = orchestra::BarrierSource::Fixed;
+  options.fixed_barrier_ms = plan.barrier_ms;
+  if (planned_min_x > 0 && !(config_bounds_win && r.has("min_T_x_start"))) r.resolved()["min_T_x_start"] = options.min_barrier_x_start = planned_min_x;
+  if (planned_max_x > 0 && !(config_bounds_win && r.has("max_T_x_start"))) r.resolved()["max_T_x_start"] = options.max_barrier_x_start = planned_max_x;
+}
+
+const std::vector<std::pair<const char*, agents::BarrierStart>> kStarts{{"lcm", agents::BarrierStart::Lcm}, {"planned", agents::BarrierStart::Planned}};
+
+}  // namespace
 
 std::string pretrained_policy_path() { return ORCHESTRA_PRETRAINED_POLICY; }
 
@@ -53,7 +74,7 @@ std::unique_ptr<env::BarrierPolicy> make_a3c_policy(common::YamlReader& r, const
   const bool start_given = r.has("start");
   // What config.json records (below): a resolved entry read back has start: lcm and keeps the why.
   if (const YAML::Node fallback = r.raw("start_fallback"); fallback && fallback.IsScalar()) r.resolved()["start_fallback"] = fallback.Scalar();
-  agents::BarrierStart start = r.option("start", policy->control().start, {{"lcm", agents::BarrierStart::Lcm}, {"planned", agents::BarrierStart::Planned}});
+  agents::BarrierStart start = r.option("start", policy->control().start, kStarts);
   if (start == agents::BarrierStart::Planned && !start_given) {
     const std::string why = why_default_plan_unavailable(r, config);
     if (!why.empty()) {
@@ -62,20 +83,9 @@ std::unique_ptr<env::BarrierPolicy> make_a3c_policy(common::YamlReader& r, const
       r.resolved()["start_fallback"] = path + " starts at a planned T, but " + why + ": LCM's T* instead";
     }
   }
-  if (start == agents::BarrierStart::Planned) {
-    const BarrierPlan plan = plan_entry_barrier(r, config, options, /*falls_back_on_guess=*/true, "lcm");
-    if (plan.reached_everywhere()) {
-      options.source = orchestra::BarrierSource::Fixed;
-      options.fixed_barrier_ms = plan.barrier_ms;
-      // The file's bounds around a planned start (the shipped policy: [T/4, T], only ever shorter
-      // than the plan), unless the config gives them; from LCM's T* the trained ones stay.
-      const agents::PolicyControl& c = policy->control();
-      if (c.planned_min_barrier_x_start > 0 && !r.has("min_T_x_start"))
-        r.resolved()["min_T_x_start"] = options.min_barrier_x_start = c.planned_min_barrier_x_start;
-      if (c.planned_max_barrier_x_start > 0 && !r.has("max_T_x_start"))
-        r.resolved()["max_T_x_start"] = options.max_barrier_x_start = c.planned_max_barrier_x_start;
-    }
-  }
+  if (start == agents::BarrierStart::Planned)
+    start_at_plan(r, config, policy->control().planned_min_barrier_x_start, policy->control().planned_max_barrier_x_start,
+                  /*config_bounds_win=*/true, options);
   // Training episodes end at the target accuracy, so moves past it were never trained: hold T there.
   const AfterTarget after = r.option("after_target", AfterTarget::Hold, {{"hold", AfterTarget::Hold}, {"continue", AfterTarget::Continue}});
   // hold_x_target: from this fraction of the target on. Issue 41 tested it because the network
@@ -106,7 +116,19 @@ namespace experiments {
 
 std::unique_ptr<env::BarrierPolicy> make_random_barrier_policy(common::YamlReader& r, const ExperimentConfig& config) {
   const auto seed = static_cast<std::uint64_t>(r.integer("seed", static_cast<std::int64_t>(config.seed), 0, common::kMaxSeed));
-  const orchestra::BarrierControllerOptions options = read_barrier_options(r, orchestra::BarrierSource::Lcm, config);
+  orchestra::BarrierControllerOptions options = read_barrier_options(r, orchestra::BarrierSource::Lcm, config);
+  // The same start as a policy file can ask for (the A3C ablation of a controller deployed from the
+  // plan, as orchestra evaluate runs it), with the bounds around the plan as keys of their own.
+  const agents::BarrierStart start = r.option("start", agents::BarrierStart::Lcm, kStarts);
+  double planned_min_x = 0, planned_max_x = 0;
+  for (const char* key : {"planned_min_T_x_start", "planned_max_T_x_start"})
+    if (r.has(key) && start != agents::BarrierStart::Planned) r.fail(key, "bounds T around a planned start: it needs start: planned");
+  if (start == agents::BarrierStart::Planned) {
+    planned_min_x = r.real("planned_min_T_x_start", 0.0, 0.0, 1.0);
+    planned_max_x = r.real("planned_max_T_x_start", 0.0, 0.0, 1e6);
+    if (planned_max_x > 0 && planned_max_x < 1) r.fail("planned_max_T_x_start", "expected a factor >= 1 (0: none)");
+    start_at_plan(r, config, planned_min_x, planned_max_x, /*config_bounds_win=*/false, options);
+  }
   auto controller = std::make_unique<orchestra::BarrierController>(options);
   controller->set_agent(std::make_shared<agents::RandomBarrierAgent>(seed, options.max_move));
   return controller;

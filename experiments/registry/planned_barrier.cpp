@@ -41,8 +41,12 @@ std::vector<std::uint64_t> default_planning_seeds() {
 void set_barrier_planner(BarrierPlanner planner) { installed_planner.store(planner); }
 
 std::string why_default_plan_unavailable(const common::YamlReader& r, const ExperimentConfig& config) {
+  if (installed_planner.load() && (r.has("surrogate") || r.has("planning_seeds") || r.has("sweep"))) return "";
+  return why_default_plan_unavailable(config);
+}
+
+std::string why_default_plan_unavailable(const ExperimentConfig& config) {
   if (!installed_planner.load()) return "this program does not include the surrogate of training (the orchestra command line and the Python module do)";
-  if (r.has("surrogate") || r.has("planning_seeds") || r.has("sweep")) return "";
   std::shared_ptr<const env::SurrogateModel> surrogate;
   try {
     surrogate = env::read_surrogate(ORCHESTRA_PRETRAINED_SURROGATE);

@@ -81,6 +81,8 @@ BarrierPlan plan_entry_barrier(common::YamlReader& r, const ExperimentConfig& co
 // for one). `orchestra-a3c` starts from LCM's T* then where its policy file asks for a planned
 // start; a config that asks for one itself is refused instead (plan_entry_barrier).
 std::string why_default_plan_unavailable(const common::YamlReader& r, const ExperimentConfig& config);
+// The same for an entry that gives none of those keys.
+std::string why_default_plan_unavailable(const ExperimentConfig& config);
 
 // What a plan falls back to where it is a guess.
 enum class PlanFallback { OrchestraLcm, None };

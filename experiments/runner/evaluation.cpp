@@ -23,6 +23,7 @@
 #include "common/names.hpp"
 #include "common/number_text.hpp"
 #include "experiments/analysis/plots.hpp"
+#include "experiments/registry/planned_barrier.hpp"
 #include "experiments/registry/policy_registry.hpp"
 #include "experiments/results/results_folder.hpp"
 #include "experiments/results/results_reader.hpp"
@@ -71,6 +72,21 @@ void add_control(YAML::Node& entry, const agents::PolicyControl& c, bool with_mo
     entry["interval_rounds"] = c.interval_rounds;
   }
   add_weighting(entry, c);
+}
+
+// The random controller (the A3C ablation) deployed as the judged policy is: its moves and
+// windows, and, where the policy starts at the plan and `cluster` can be planned by default, the
+// plan's start with the bounds around it; elsewhere LCM's T*, as the policy falls back to.
+YAML::Node random_entry(const agents::PolicyControl& c, const ExperimentConfig& cluster) {
+  YAML::Node random;
+  random["name"] = "orchestra-random";
+  add_control(random, c, true);
+  if (c.start == agents::BarrierStart::Planned && why_default_plan_unavailable(cluster).empty()) {
+    random["start"] = agents::barrier_start_name(c.start);
+    if (c.planned_min_barrier_x_start > 0) random["planned_min_T_x_start"] = c.planned_min_barrier_x_start;
+    if (c.planned_max_barrier_x_start > 0) random["planned_max_T_x_start"] = c.planned_max_barrier_x_start;
+  }
+  return random;
 }
 
 std::string sweep_label(double ms) {
@@ -130,8 +146,8 @@ YAML::Node judged_entries(const EvaluateOptions& options, const agents::PolicyCo
 }
 
 // The config file with the evaluation's policies in place of its own.
-YAML::Node evaluation_config(const std::string& path, const EvaluateOptions& options, const std::vector<agents::PolicyControl>& controls,
-                             const std::vector<double>& sweep) {
+YAML::Node evaluation_config(const std::string& path, const ExperimentConfig& cluster, const EvaluateOptions& options,
+                             const std::vector<agents::PolicyControl>& controls, const std::vector<double>& sweep) {
   YAML::Node root = YAML::LoadFile(path);
   root["name"] = cluster_name(path);
   root["training"]["stop_at_target"] = true;
@@ -156,10 +172,7 @@ YAML::Node evaluation_config(const std::string& path, const EvaluateOptions& opt
   lcm["name"] = "orchestra-lcm";
   add_weighting(lcm, controls.front());
   policies.push_back(lcm.size() > 1 ? lcm : YAML::Node("orchestra-lcm"));
-  YAML::Node random;
-  random["name"] = "orchestra-random";
-  add_control(random, controls.front(), true);
-  policies.push_back(random);
+  policies.push_back(random_entry(controls.front(), cluster));
   for (double ms : sweep) {
     YAML::Node entry;
     entry["name"] = "fixed-t";
@@ -177,7 +190,7 @@ YAML::Node evaluation_config(const std::string& path, const EvaluateOptions& opt
 std::map<std::string, std::string> control_keys(const YAML::Node& entry) {
   static const char* const kKeys[] = {"move", "factor", "max_move", "unit_ms", "min_T_ms", "max_T_ms", "min_T_x_start", "max_T_x_start", "floor_cap_steps",
                                       "min_T_steps", "T_cap_steps", "T_cap_x_comm", "T_cap_above_steps",
-                                      "interval", "interval_rounds", "weighting"};
+                                      "interval", "interval_rounds", "weighting", "start", "planned_min_T_x_start", "planned_max_T_x_start"};
   std::map<std::string, std::string> keys;
   if (!entry.IsMap()) return keys;
   for (const char* key : kKeys)
@@ -278,7 +291,7 @@ std::vector<ClusterPlan> plan_full_evaluation(const EvaluateOptions& options, co
     const std::vector<double> sweep = options.sweep_ms.empty() ? barrier_sweep(config, options.sweep_points) : options.sweep_ms;
     const fs::path dir = fs::path(options.out_dir) / name;
     ClusterPlan plan{name, (dir / "evaluate.yaml").string(), "", "", options.seeds, {}, {}};
-    plan.text = kEvaluateMarker + path + "\n" + emit(evaluation_config(path, options, controls, sweep));
+    plan.text = kEvaluateMarker + path + "\n" + emit(evaluation_config(path, config, options, controls, sweep));
     if (plans.empty()) check_also_entries(options, controls.front(), config);
     plan.folder = cluster_folder_plan(plan.text, plan.file, plan.seeds);  // the generated policies are valid before anything runs
     plans.push_back(std::move(plan));
@@ -333,8 +346,7 @@ std::vector<ClusterPlan> plan_from_baselines(const EvaluateOptions& options, con
     if (entry.is_directory() && fs::exists(entry.path() / "evaluate.yaml")) dirs.push_back(entry.path());
   std::sort(dirs.begin(), dirs.end());
   if (dirs.empty()) throw common::DataError(from.string() + ": not an evaluation (no <cluster>/evaluate.yaml)");
-  YAML::Node expected_random, expected_static, expected_lcm;
-  add_control(expected_random, controls.front(), true);
+  YAML::Node expected_static, expected_lcm;
   add_control(expected_static, controls.front(), false);
   add_weighting(expected_lcm, controls.front());
   std::vector<ClusterPlan> plans;
@@ -346,6 +358,7 @@ std::vector<ClusterPlan> plan_from_baselines(const EvaluateOptions& options, con
     } catch (const YAML::Exception& e) {
       throw common::DataError(source + ": not readable as an evaluation's config (" + e.msg + ")");
     }
+    const YAML::Node expected_random = random_entry(controls.front(), parse_config(emit(root), source));
     YAML::Node baselines(YAML::NodeType::Sequence);
     for (const auto& entry : root["policies"]) {
       const std::string kind = entry_kind(entry);

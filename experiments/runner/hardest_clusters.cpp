@@ -51,7 +51,8 @@ std::vector<double> sweep_factors(const agents::PolicyControl& control) {
 HardestSearchResult find_hardest_clusters(const TrainConfig& config, agents::A3cPolicy policy, const HardestSearchOptions& options) {
   if (!config.distribution) throw std::invalid_argument("hardest clusters: " + config.file + " draws no clusters (it needs clusters:)");
   if (config.experiments.empty()) throw std::invalid_argument("hardest clusters: " + config.file + " names no experiment");
-  if (!(policy.control() == config.control))
+  // Training episodes start at LCM's T*, and so does the search, whatever start the file deploys.
+  if (!(policy.control().as_trained() == config.control))
     throw std::invalid_argument("hardest clusters: the policy's controller (its moves, bounds or state) is not " + config.file +
                                 "'s controller: search with the config it was trained with");
   if (options.candidates < 1) throw std::invalid_argument("hardest clusters: candidates must be >= 1");

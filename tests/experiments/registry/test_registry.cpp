@@ -267,6 +267,45 @@ TEST_CASE("registry: orchestra-a3c starts where its policy file says: the shippe
   CHECK(read_back.resolved["start_fallback"] == unplanned.resolved["start_fallback"]);
 }
 
+TEST_CASE("registry: orchestra-random with start: planned moves T at random from the plan, in its own bounds around it") {
+  experiments::set_barrier_planner(&stub_planner);
+  stub_asked = {};
+  stub_misses = 0;
+  const auto by_lcm = drawn_config_with("{name: orchestra-random, move: multiplicative, factor: 4, min_T_x_start: 0.125, max_T_x_start: 32}");
+  const auto from_lcm = experiments::make_policy(by_lcm.policies[0], by_lcm);
+  CHECK(controller(from_lcm).source == orchestra::BarrierSource::Lcm);
+  CHECK(stub_asked.seeds.empty());  // no plan unless asked
+  // As orchestra evaluate writes it for a policy that starts at the plan: the trained bounds, and
+  // the planned ones that win over them from the plan.
+  const auto config = drawn_config_with(
+      "{name: orchestra-random, move: multiplicative, factor: 4, min_T_x_start: 0.125, max_T_x_start: 32, start: planned, "
+      "planned_min_T_x_start: 0.25, planned_max_T_x_start: 1}");
+  const auto planned = experiments::make_policy(config.policies[0], config);
+  CHECK(stub_asked.seeds == experiments::default_planning_seeds());
+  CHECK(controller(planned).source == orchestra::BarrierSource::Fixed);
+  CHECK(controller(planned).fixed_barrier_ms == 123);
+  CHECK(controller(planned).min_barrier_x_start == 0.25);
+  CHECK(controller(planned).max_barrier_x_start == 1);
+  CHECK(planned.resolved["min_T_x_start"] == 0.25);
+  CHECK(planned.resolved["plan"]["by"] == "surrogate");
+  // Where the plan is a guess: LCM's T* in the trained bounds.
+  stub_misses = 1;
+  const auto guessed = experiments::make_policy(config.policies[0], config);
+  CHECK(controller(guessed).source == orchestra::BarrierSource::Lcm);
+  CHECK(controller(guessed).min_barrier_x_start == 0.125);
+  CHECK(controller(guessed).max_barrier_x_start == 32);
+  stub_misses = 0;
+  // Planned bounds without a planned start, and a ceiling below the plan, are refused at their key.
+  const auto stray = drawn_config_with("{name: orchestra-random, planned_max_T_x_start: 1}");
+  CHECK_THROWS_WITH_AS(experiments::make_policy(stray.policies[0], stray),
+                       doctest::Contains("policies[0].planned_max_T_x_start: bounds T around a planned start: it needs start: planned"),
+                       common::ConfigError);
+  const auto low = drawn_config_with("{name: orchestra-random, start: planned, planned_max_T_x_start: 0.5}");
+  CHECK_THROWS_WITH_AS(experiments::make_policy(low.policies[0], low), doctest::Contains("planned_max_T_x_start: expected a factor >= 1"),
+                       common::ConfigError);
+  experiments::set_barrier_planner(nullptr);
+}
+
 TEST_CASE("registry: planned-t in a program that installed no planner is one config error at its entry") {
   // This suite links no planner (the orchestra binary and the Python module install one).
   const auto config = experiments::parse_config("cluster:\n  workers:\n    - {name: a, time_model: {coefficients: [1, 0.1]}}\n"

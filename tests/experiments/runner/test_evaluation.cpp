@@ -228,6 +228,53 @@ TEST_CASE("orchestra evaluate --epochs --target: every run on the changed worklo
   CHECK_FALSE(std::filesystem::exists(dir / "bad"));
 }
 
+TEST_CASE("orchestra evaluate: the random controller starts where the policy does, at the plan in its bounds or at LCM's T*") {
+  testing::TempDir dir;
+  // A drawn held-out cluster, the pretrained surrogate's workload, run on the surrogate (seconds).
+  YAML::Node drawn = YAML::LoadFile(std::string(ORCHESTRA_SOURCE_DIR) + "/configs/heldout_twentysecond/drawn-140001.yaml");
+  drawn["runtime"]["training"] = "surrogate";
+  drawn["runtime"]["surrogate"] = std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/surrogate-controller-task.json";
+  YAML::Emitter text;
+  text << drawn;
+  testing::write_text(dir / "drawn.yaml", text.c_str());
+  const std::string shipped = std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/orchestra-a3c.pt";
+  const auto planned = testing::run_command(std::string(ORCHESTRA_BINARY) + " evaluate " + shipped + " " + (dir / "drawn.yaml") +
+                                            " --seeds 1 --sweep-ms 100,400 --quiet --out " + (dir / "planned"));
+  REQUIRE_MESSAGE(planned.exit_code == 0, planned.output);
+  const YAML::Node random = YAML::LoadFile(dir / "planned/drawn/evaluate.yaml")["policies"][2];
+  REQUIRE(random["name"].as<std::string>() == "orchestra-random");
+  CHECK(random["start"].as<std::string>() == "planned");
+  CHECK(random["planned_min_T_x_start"].as<double>() == 0.25);
+  CHECK(random["planned_max_T_x_start"].as<double>() == 1);
+  auto resolved = [&](const std::string& out, const std::string& run) {
+    return nlohmann::json::parse(testing::read_text(dir / (out + "/seed-1/" + run + "/config.json")))["policy"];
+  };
+  // Both start at the same planned T, bounded to [T/4, T] around it; the first round runs it.
+  const auto policy = resolved("planned/drawn", "orchestra-a3c"), ablation = resolved("planned/drawn", "orchestra-random");
+  CHECK(ablation["plan"]["T_ms"] == policy["plan"]["T_ms"]);
+  CHECK(ablation["min_T_x_start"] == 0.25);
+  CHECK(ablation["max_T_x_start"] == 1);
+  const std::string rounds = testing::read_text(dir / "planned/drawn/seed-1/orchestra-random/rounds.csv");
+  const std::string first_row = rounds.substr(rounds.find('\n') + 1, rounds.find('\n', rounds.find('\n') + 1) - rounds.find('\n') - 1);
+  CHECK(std::stod(first_row.substr(first_row.rfind(',') + 1)) == policy["plan"]["T_ms"].get<double>());
+  // Those baselines are not the ones of a policy deployed from LCM's T* (the network as trained).
+  const auto from_lcm = testing::run_command(std::string(ORCHESTRA_BINARY) + " evaluate " + ORCHESTRA_SOURCE_DIR +
+                                             "/pretrained/candidates/genet-s14-3-2000.pt --baselines-from " + (dir / "planned") + " --out " +
+                                             (dir / "bad"));
+  CHECK(from_lcm.exit_code == 2);
+  CHECK(from_lcm.output.find("orchestra-random ran with ") != std::string::npos);
+  CHECK(from_lcm.output.find("start: planned") != std::string::npos);
+  // Where the policy cannot plan (a workload the pretrained surrogate does not know), neither does
+  // the random controller: both start at LCM's T*.
+  testing::write_text(dir / "tiny.yaml", kTiny);
+  const auto unknown = testing::run_command(std::string(ORCHESTRA_BINARY) + " evaluate " + shipped + " " + (dir / "tiny.yaml") +
+                                            " --seeds 1 --sweep-ms 10,40 --quiet --out " + (dir / "unknown"));
+  REQUIRE_MESSAGE(unknown.exit_code == 0, unknown.output);
+  CHECK_FALSE(YAML::LoadFile(dir / "unknown/tiny/evaluate.yaml")["policies"][2]["start"]);
+  CHECK(resolved("unknown/tiny", "orchestra-a3c")["start"] == "lcm");
+  CHECK_FALSE(resolved("unknown/tiny", "orchestra-random").contains("plan"));
+}
+
 TEST_CASE("orchestra evaluate 2>&1 | cat: a progress line per cluster, then the end, on stderr") {
   testing::TempDir dir;
   testing::write_text(dir / "box_a.yaml", kTiny);

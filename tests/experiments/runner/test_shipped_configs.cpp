@@ -303,6 +303,10 @@ TEST_CASE("configs/a3c_surrogate_f4.yaml: the wide recipe with moves of x4, noth
   // with LCM's start and the recipe's bounds, is pretrained/candidates/genet-s14-3-2000.pt).
   const auto shipped = agents::A3cPolicy::load(std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/candidates/genet-s14-3-2000.pt");
   CHECK(shipped.control() == f4.control);
+  // pretrained/orchestra-a3c.pt records a planned start besides: as trained, the same controller.
+  const auto deployed = agents::A3cPolicy::load(std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/orchestra-a3c.pt");
+  CHECK_FALSE(deployed.control() == f4.control);
+  CHECK(deployed.control().as_trained() == f4.control);
 }
 
 TEST_CASE("configs/a3c_surrogate_m2.yaml: the wide recipe with moves of x2 and x4, nothing else changed") {
