@@ -128,6 +128,26 @@ orchestra::BarrierControllerOptions controller(const experiments::BuiltPolicy& b
   return c->options();
 }
 
+// With the stub planner, `config`'s one entry as the shipped policy deploys: from the planned
+// 123 ms within [T/4, T]; where the plan is a guess, from LCM's T* within the trained [T*/8, 32 T*].
+experiments::BuiltPolicy check_start_at_plan_in_quarter(const experiments::ExperimentConfig& config) {
+  stub_misses = 0;
+  auto planned = experiments::make_policy(config.policies[0], config);
+  CHECK(controller(planned).source == orchestra::BarrierSource::Fixed);
+  CHECK(controller(planned).fixed_barrier_ms == 123);
+  CHECK(controller(planned).min_barrier_x_start == 0.25);
+  CHECK(controller(planned).max_barrier_x_start == 1);
+  CHECK(planned.resolved["min_T_x_start"] == 0.25);
+  CHECK(planned.resolved["plan"]["by"] == "surrogate");
+  stub_misses = 1;
+  const auto guessed = experiments::make_policy(config.policies[0], config);
+  CHECK(controller(guessed).source == orchestra::BarrierSource::Lcm);
+  CHECK(controller(guessed).min_barrier_x_start == 0.125);
+  CHECK(controller(guessed).max_barrier_x_start == 32);
+  stub_misses = 0;
+  return planned;
+}
+
 }  // namespace
 
 TEST_CASE("registry: planned-t runs the planned T where the plan reached the target on every planning seed, orchestra-lcm where not") {
@@ -210,23 +230,11 @@ TEST_CASE("registry: orchestra-a3c starts where its policy file says: the shippe
   CHECK(shipped.control().start == agents::BarrierStart::Planned);
   experiments::set_barrier_planner(&stub_planner);
   stub_asked = {};
-  stub_misses = 0;
   const auto config = drawn_config_with("{name: orchestra-a3c}");
-  const auto planned = experiments::make_policy(config.policies[0], config);
+  // From the plan in the file's bounds; where the plan is a guess, as the network was trained.
+  const auto planned = check_start_at_plan_in_quarter(config);
   CHECK(stub_asked.seeds == experiments::default_planning_seeds());
-  CHECK(controller(planned).source == orchestra::BarrierSource::Fixed);
-  CHECK(controller(planned).fixed_barrier_ms == 123);
-  CHECK(controller(planned).min_barrier_x_start == 0.25);
-  CHECK(controller(planned).max_barrier_x_start == 1);
-  CHECK(planned.resolved["min_T_x_start"] == 0.25);
   CHECK(planned.resolved["start"] == "planned");
-  // Where the plan is a guess: LCM's T*, with the bounds the network was trained with.
-  stub_misses = 1;
-  const auto guessed = experiments::make_policy(config.policies[0], config);
-  CHECK(controller(guessed).source == orchestra::BarrierSource::Lcm);
-  CHECK(controller(guessed).min_barrier_x_start == 0.125);
-  CHECK(controller(guessed).max_barrier_x_start == 32);
-  stub_misses = 0;
   // Bounds the config gives win over the file's around the plan.
   const auto given = drawn_config_with("{name: orchestra-a3c, max_T_x_start: 2}");
   CHECK(controller(experiments::make_policy(given.policies[0], given)).max_barrier_x_start == 2);
@@ -280,21 +288,9 @@ TEST_CASE("registry: orchestra-random with start: planned moves T at random from
   const auto config = drawn_config_with(
       "{name: orchestra-random, move: multiplicative, factor: 4, min_T_x_start: 0.125, max_T_x_start: 32, start: planned, "
       "planned_min_T_x_start: 0.25, planned_max_T_x_start: 1}");
-  const auto planned = experiments::make_policy(config.policies[0], config);
+  // Where the plan is a guess: LCM's T* in the trained bounds, the keys' min/max_T_x_start.
+  check_start_at_plan_in_quarter(config);
   CHECK(stub_asked.seeds == experiments::default_planning_seeds());
-  CHECK(controller(planned).source == orchestra::BarrierSource::Fixed);
-  CHECK(controller(planned).fixed_barrier_ms == 123);
-  CHECK(controller(planned).min_barrier_x_start == 0.25);
-  CHECK(controller(planned).max_barrier_x_start == 1);
-  CHECK(planned.resolved["min_T_x_start"] == 0.25);
-  CHECK(planned.resolved["plan"]["by"] == "surrogate");
-  // Where the plan is a guess: LCM's T* in the trained bounds.
-  stub_misses = 1;
-  const auto guessed = experiments::make_policy(config.policies[0], config);
-  CHECK(controller(guessed).source == orchestra::BarrierSource::Lcm);
-  CHECK(controller(guessed).min_barrier_x_start == 0.125);
-  CHECK(controller(guessed).max_barrier_x_start == 32);
-  stub_misses = 0;
   // Planned bounds without a planned start, and a ceiling below the plan, are refused at their key.
   const auto stray = drawn_config_with("{name: orchestra-random, planned_max_T_x_start: 1}");
   CHECK_THROWS_WITH_AS(experiments::make_policy(stray.policies[0], stray),
