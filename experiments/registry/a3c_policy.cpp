@@ -120,6 +120,12 @@ std::unique_ptr<env::BarrierPolicy> make_random_barrier_policy(common::YamlReade
   // The same start as a policy file can ask for (the A3C ablation of a controller deployed from the
   // plan, as orchestra evaluate runs it), with the bounds around the plan as keys of their own.
   const agents::BarrierStart start = r.option("start", agents::BarrierStart::Lcm, kStarts);
+  // Why a planned start fell back to LCM's T* (orchestra evaluate writes it where the judged
+  // policy cannot plan): a note, kept in config.json.
+  if (r.has("start_fallback")) {
+    r.text("start_fallback", "");
+    if (start == agents::BarrierStart::Planned) r.fail("start_fallback", "says why a planned start fell back to LCM's T*: it goes with start: lcm");
+  }
   double planned_min_x = 0, planned_max_x = 0;
   for (const char* key : {"planned_min_T_x_start", "planned_max_T_x_start"})
     if (r.has(key) && start != agents::BarrierStart::Planned) r.fail(key, "bounds T around a planned start: it needs start: planned");

@@ -43,8 +43,10 @@ std::string pretrained_policy_path();
 std::unique_ptr<env::BarrierPolicy> make_a3c_policy(common::YamlReader& r, const ExperimentConfig& config);
 
 // `orchestra-random`: the same controller with T moved by a uniformly random action each epoch
-// (the baseline of issue 5's learning measurement). Keys: seed (default: the experiment's), and the
-// orchestra-lcm keys.
+// (the baseline of issue 5's learning measurement). Keys: seed (default: the experiment's), the
+// orchestra-lcm keys, start: lcm|planned (as orchestra-a3c's; default lcm), planned_min_T_x_start
+// and planned_max_T_x_start (the bounds around a planned start; they need start: planned), and
+// start_fallback: TEXT (with start: lcm, why a planned start was not possible; kept in config.json).
 std::unique_ptr<env::BarrierPolicy> make_random_barrier_policy(common::YamlReader& r, const ExperimentConfig& config);
 
 }  // namespace experiments

@@ -81,11 +81,16 @@ YAML::Node random_entry(const agents::PolicyControl& c, const ExperimentConfig& 
   YAML::Node random;
   random["name"] = "orchestra-random";
   add_control(random, c, true);
-  if (c.start == agents::BarrierStart::Planned && why_default_plan_unavailable(cluster).empty()) {
-    random["start"] = agents::barrier_start_name(c.start);
-    if (c.planned_min_barrier_x_start > 0) random["planned_min_T_x_start"] = c.planned_min_barrier_x_start;
-    if (c.planned_max_barrier_x_start > 0) random["planned_max_T_x_start"] = c.planned_max_barrier_x_start;
+  if (c.start != agents::BarrierStart::Planned) return random;
+  // Where the policy cannot plan, it starts at LCM's T* and says why (a3c_policy.hpp); so does the
+  // random controller, in its own config.json.
+  if (const std::string why = why_default_plan_unavailable(cluster); !why.empty()) {
+    random["start_fallback"] = "the judged policy starts at a planned T, but " + why + ": LCM's T* instead, as the policy does";
+    return random;
   }
+  random["start"] = agents::barrier_start_name(c.start);
+  if (c.planned_min_barrier_x_start > 0) random["planned_min_T_x_start"] = c.planned_min_barrier_x_start;
+  if (c.planned_max_barrier_x_start > 0) random["planned_max_T_x_start"] = c.planned_max_barrier_x_start;
   return random;
 }
 

@@ -299,6 +299,14 @@ TEST_CASE("registry: orchestra-random with start: planned moves T at random from
   const auto low = drawn_config_with("{name: orchestra-random, start: planned, planned_max_T_x_start: 0.5}");
   CHECK_THROWS_WITH_AS(experiments::make_policy(low.policies[0], low), doctest::Contains("planned_max_T_x_start: expected a factor >= 1"),
                        common::ConfigError);
+  // Why a planned start fell back (orchestra evaluate writes it): kept in config.json, and only
+  // beside a start at LCM's T*.
+  const auto noted = drawn_config_with("{name: orchestra-random, start_fallback: no plan here}");
+  CHECK(experiments::make_policy(noted.policies[0], noted).resolved["start_fallback"] == "no plan here");
+  const auto contradicted = drawn_config_with("{name: orchestra-random, start: planned, start_fallback: no plan here}");
+  CHECK_THROWS_WITH_AS(experiments::make_policy(contradicted.policies[0], contradicted),
+                       doctest::Contains("policies[0].start_fallback: says why a planned start fell back to LCM's T*: it goes with start: lcm"),
+                       common::ConfigError);
   experiments::set_barrier_planner(nullptr);
 }
 

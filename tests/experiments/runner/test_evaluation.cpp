@@ -273,6 +273,11 @@ TEST_CASE("orchestra evaluate: the random controller starts where the policy doe
   CHECK_FALSE(YAML::LoadFile(dir / "unknown/tiny/evaluate.yaml")["policies"][2]["start"]);
   CHECK(resolved("unknown/tiny", "orchestra-a3c")["start"] == "lcm");
   CHECK_FALSE(resolved("unknown/tiny", "orchestra-random").contains("plan"));
+  // Each run's config.json says why, the random controller's as the policy's.
+  const std::string why = "does not know this workload";
+  CHECK(resolved("unknown/tiny", "orchestra-a3c")["start_fallback"].get<std::string>().find(why) != std::string::npos);
+  CHECK(resolved("unknown/tiny", "orchestra-random")["start_fallback"].get<std::string>().find(why) != std::string::npos);
+  CHECK_FALSE(ablation.contains("start_fallback"));
 }
 
 TEST_CASE("orchestra evaluate 2>&1 | cat: a progress line per cluster, then the end, on stderr") {
