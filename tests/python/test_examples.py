@@ -1,7 +1,7 @@
 """The examples of experiments/python/examples/ run as a user runs them: the random agent,
 REINFORCE in PyTorch, which must end with a better held-out return than random actions on the
-same episodes, the climb-then-hold schedules of climb_ceiling.py, the two-phase schedules of schedule_ceiling.py and
-the tuned schedule of tuned_schedule.py."""
+same episodes, the climb-then-hold schedules of climb_ceiling.py, the two-phase schedules of schedule_ceiling.py,
+the tuned schedule of tuned_schedule.py and the static T tuned on k seeds of static_t_selection.py."""
 import importlib.util
 import json
 import math
@@ -197,6 +197,58 @@ class Examples(unittest.TestCase):
                 self.assertIsNotNone(at_lower[key])
                 self.assertLessEqual(at_lower[key], time)
         self.assertTrue(any(at_lower.get(k) is not None and at_lower[k] < v for k, v in at_default.items() if v is not None))
+
+    def test_static_t_selection_tunes_on_k_seeds_as_evaluate_tunes_on_the_other_seeds(self):
+        spec = importlib.util.spec_from_file_location("static_t_selection", os.path.join(EXAMPLES, "static_t_selection.py"))
+        sts = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sts)
+        # made-up sweep (T: seed: (time, reached)): T 1 is best on seeds 1 and 3, T 2 on seed 2; the
+        # oracle is 10 s on every seed; ties go to the smaller T
+        sweep = {1.0: {1: (10.0, True), 2: (20.0, True), 3: (10.0, True)},
+                 2.0: {1: (20.0, True), 2: (10.0, True), 3: (20.0, True)}}
+        oracle = sts.oracles(sweep)
+        self.assertEqual(oracle, {1: 10.0, 2: 10.0, 3: 10.0})
+        self.assertEqual(sts.choose(sweep, (2, 3)), 1.0)  # equal mean logs: the smaller T
+        self.assertEqual(sts.choose(sweep, (2,)), 2.0)
+        rng = __import__("random").Random(1)
+        # k = 1: of the six (judged, tuning) pairs, four pick the T that is 2x the oracle on the seed judged
+        self.assertAlmostEqual(math.exp(sts.tuned_log_ratio(sweep, oracle, 1, rng)[0]), 2 ** (4 / 6))
+        self.assertAlmostEqual(math.exp(sts.tuned_log_ratio(sweep, oracle, 2, rng)[0]), 2 ** (1 / 3))  # seed 2 only
+        self.assertAlmostEqual(math.exp(sts.hindsight_log_ratio(sweep, oracle)), 2 ** (1 / 3))
+        # the fewest misses first: a miss that stopped sooner does not win
+        self.assertEqual(sts.choose({1.0: {1: (5.0, False)}, 2.0: {1: (50.0, True)}}, (1,)), 2.0)
+        self.assertEqual(len(sts.subsets(list(range(16)), 8, rng)), sts.MAX_SUBSETS)  # 12,870 subsets: 2,000 drawn
+        self.assertEqual(len(sts.subsets(list(range(11)), 2, rng)), 55)
+
+        # an evaluation of two small clusters on four seeds: tuned on 3 seeds is evaluate's own
+        # fixed-t-other-seeds, cluster by cluster and overall, and each controller's ratio is evaluate's
+        with tempfile.TemporaryDirectory() as tmp:
+            task = os.path.join(t.SOURCE_DIR, "configs", "python_task.yaml")
+            with open(task) as f:
+                text = f.read()
+            other = os.path.join(tmp, "python_task_b.yaml")
+            with open(other, "w") as f:
+                f.write(text.replace("name: python_task", "name: python_task_b").replace("bandwidth_gbps: 1,", "bandwidth_gbps: 0.25,"))
+            out_dir = os.path.join(tmp, "eval")
+            run = subprocess.run([t.BINARY, "evaluate", os.path.join(t.SOURCE_DIR, "pretrained", "orchestra-a3c.pt"), task, other,
+                                  "--seeds", "1-4", "--sweep-ms", "2,8,32", "--quiet", "--out", out_dir],
+                                 capture_output=True, text=True, timeout=600)
+            self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+            out = example("static_t_selection.py", out_dir, "--tuning", "1,2")
+            import pandas
+            rows = pandas.read_csv(os.path.join(out_dir, "evaluation.csv"))
+            overall = pandas.read_csv(os.path.join(out_dir, "evaluation_overall.csv")).set_index("controller")
+        self.assertEqual((out["clusters"], out["seeds"], out["most_seeds"]), (2, 4, 3))
+        self.assertEqual(sorted(out["tuned"]), ["1", "2", "3"])
+        per_cluster = {r["cluster"]: r for r in out["per_cluster"]}
+        for (cluster, controller), ratios in rows.groupby(["cluster", "controller"])["ratio"]:
+            name = "tuned_on_3" if controller == "fixed-t-other-seeds" else controller
+            self.assertAlmostEqual(per_cluster[cluster][name], math.exp(np.log(ratios).mean()), places=6)
+        self.assertAlmostEqual(out["tuned"]["3"]["over_oracle"]["geomean"], overall.loc["fixed-t-other-seeds", "ratio"], places=6)
+        self.assertAlmostEqual(out["controllers"]["orchestra-a3c"]["over_tuned_on_3"]["geomean"],
+                               overall.loc["orchestra-a3c", "vs_fixed_t_other_seeds"], places=6)
+        self.assertEqual(out["tuned"]["3"]["over_most_seeds"]["geomean"], 1.0)
+        self.assertLess(out["tuned"]["1"]["over_oracle"]["low"], out["tuned"]["1"]["over_oracle"]["high"])  # two clusters: an interval
 
 
 if __name__ == "__main__":
