@@ -28,7 +28,7 @@ cluster:
     - {name: slow, time_model: {coefficients: [3, 0.4]}, max_batch: 64, noise: 0.05}
 policies:
   - dsgd
-  - {name: local-sgd, H: 4}
+  - {name: local-sgd, label: local-sgd-h4, H: 4}
   - orchestra-lcm
 """
 
@@ -81,7 +81,7 @@ class Run(unittest.TestCase):
         r = self.results
         self.assertEqual(r.dir, self.python_out)
         self.assertEqual(r.runs, ["from_python"])
-        self.assertEqual(r.policies, ["dsgd", "local-sgd", "orchestra-lcm"])
+        self.assertEqual(r.policies, ["dsgd", "local-sgd-h4", "orchestra-lcm"])
         self.assertIsInstance(r.epochs, pandas.DataFrame)
         for table, name in ((r.epochs, "epochs.csv"), (r.evals, "evals.csv"), (r.rounds, "rounds.csv"),
                             (r.iterations, "iterations.csv")):
@@ -96,13 +96,16 @@ class Run(unittest.TestCase):
         for label in r.policies:
             self.assertEqual(r.summaries[label], read_json(os.path.join(self.python_out, label, "summary.json")))
             self.assertEqual(r.configs[label], read_json(os.path.join(self.python_out, label, "config.json")))
+        # summary's policy column is the label, as the other tables' (summary.json's own policy,
+        # the registry name, stays in summaries)
         self.assertEqual(list(r.summary.policy), r.policies)
+        self.assertEqual(r.summaries["local-sgd-h4"]["policy"], "local-sgd")
         self.assertEqual(list(r.summary.final_accuracy), [r.summaries[p]["final_accuracy"] for p in r.policies])
         self.assertEqual(r.comparison, t.read(os.path.join(self.python_out, "comparison.md")))
         self.assertIsNone(r.train)
         # One policy's folder reads alone.
-        one = orchestra.read_results(os.path.join(self.python_out, "local-sgd"))
-        self.assertEqual(one.policies, ["local-sgd"])
+        one = orchestra.read_results(os.path.join(self.python_out, "local-sgd-h4"))
+        self.assertEqual(one.policies, ["local-sgd-h4"])
 
     def test_several_seeds_as_run_seeds(self):
         out = os.path.join(self.tmp.name, "seeds")

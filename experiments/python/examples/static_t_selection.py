@@ -17,10 +17,12 @@ smaller T. On a judged seed s, the chosen T's time (a miss at its run time) over
 the best sweep time that reached the target on s; seeds without an oracle are left out, as
 evaluate leaves them out. Per cluster and k: the mean log ratio over every judged seed and every
 k-subset of the other seeds (all subsets, or 2,000 drawn with a fixed seed where there are more),
-then the geometric mean over clusters with a 95% interval over clusters. Also the ceiling of
-any static T, in hindsight: one T per cluster chosen and scored on all its seeds (what
-evaluate's table calls the static T in hindsight), which is below what any T chosen without
-seeing the judged seed can expect.
+then the geometric mean over clusters with a 95% interval over clusters. Each k is an unbiased
+reading of a T tuned on k seeds (the tuning seeds never include the one judged), but with k = n - 1
+there is one subset per judged seed, so where two T values tie it is noisy: leaving out a seed
+that favoured one of them tilts the choice to the other. Also the ceiling of any static T, in
+hindsight: one T per cluster chosen and scored on all its seeds (what evaluate's table calls the
+static T in hindsight), optimistic by the same selection, less so the more seeds there are.
 """
 import argparse
 import itertools

@@ -32,7 +32,8 @@ class Results:
                        column (the policy's label) first, and `run` (the run's folder name, such
                        as seed-3) before it when the folder holds several runs
     rounds, iterations the same for rounds.csv and iterations.csv, read when first used
-    summary            a DataFrame of summary.json's numbers and strings, one row per policy
+    summary            a DataFrame of summary.json's numbers and strings, one row per policy;
+                       its policy column is the label, as in the tables above
     summaries, configs summary.json and config.json as dicts, keyed by the policy's label
                        ("run/label" when the folder holds several runs)
     comparison         the folder's comparison.md (the table `orchestra run` prints), or None
@@ -65,7 +66,9 @@ class Results:
         for (run_name, label, _, _, _), summary in zip(self._files, self.summaries.values()):
             row = {"run": run_name} if several else {}
             row["policy"] = label
-            row.update({k: v for k, v in summary.items() if v is None or isinstance(v, (str, int, float, bool))})
+            # summary.json's own `policy` (the registry name, fixed-t for a sweep point) would
+            # replace the label; it stays in summaries
+            row.update({k: v for k, v in summary.items() if k != "policy" and (v is None or isinstance(v, (str, int, float, bool)))})
             rows.append(row)
         self.summary = pandas.DataFrame(rows)
         comparison = os.path.join(self.dir, "comparison.md")
