@@ -219,6 +219,25 @@ class Examples(unittest.TestCase):
         self.assertEqual(sts.choose({1.0: {1: (5.0, False)}, 2.0: {1: (50.0, True)}}, (1,)), 2.0)
         self.assertEqual(len(sts.subsets(list(range(16)), 8, rng)), sts.MAX_SUBSETS)  # 12,870 subsets: 2,000 drawn
         self.assertEqual(len(sts.subsets(list(range(11)), 2, rng)), 55)
+        self.assertAlmostEqual(sts.spread_at_hindsight_t(sweep, oracle), np.std(np.log([10.0, 20.0, 10.0]), ddof=1))
+
+        # another judge of time to target, read off the evaluations: one lucky evaluation at 2 s
+        # passes 0.8 alone, the mean of three around it does not; the run's level is only held from 4 s
+        import pandas
+        evals = pandas.DataFrame({"sim_time_s": [1.0, 2.0, 3.0, 4.0, 5.0], "accuracy": [0.7, 0.81, 0.7, 0.8, 0.85],
+                                  "loss": [0.9, 0.5, 0.8, 0.6, 0.4]})
+        self.assertEqual(sts.Judge("accuracy:0.8").time(evals, 6.0), (2.0, True, False))
+        self.assertEqual(sts.Judge("accuracy:0.8", smooth=1).time(evals, 6.0), (5.0, True, False))  # (0.8 + 0.85) / 2
+        self.assertEqual(sts.Judge("loss:0.55").time(evals, 6.0), (2.0, True, False))
+        self.assertEqual(sts.Judge("loss:0.55", smooth=1).time(evals, 6.0), (5.0, True, False))  # (0.6 + 0.4) / 2
+        # a level the raw evaluations reach but the smoothed ones do not within the run: a miss, cut short
+        self.assertEqual(sts.Judge("accuracy:0.84", smooth=1).time(evals, 6.0), (6.0, False, True))
+        self.assertEqual(sts.Judge("accuracy:0.9").time(evals, 6.0), (6.0, False, False))
+        for bad in ("accuracy", "speed:0.8", "accuracy:"):
+            with self.assertRaises(ValueError):
+                sts.Judge(bad)
+        with self.assertRaises(ValueError):
+            sts.Judge("loss:0.5", smooth=-1)
 
         # an evaluation of two small clusters on four seeds: tuned on 3 seeds is evaluate's own
         # fixed-t-other-seeds, cluster by cluster and overall, and each controller's ratio is evaluate's
@@ -235,7 +254,9 @@ class Examples(unittest.TestCase):
                                  capture_output=True, text=True, timeout=600)
             self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
             out = example("static_t_selection.py", out_dir, "--tuning", "1,2")
-            import pandas
+            # the runs' target read off their evals.csv is their own time to target
+            judged = example("static_t_selection.py", out_dir, "--tuning", "1,2", "--judge", "accuracy:0.9")
+            smoothed = example("static_t_selection.py", out_dir, "--tuning", "1,2", "--judge", "accuracy:0.9", "--smooth", "2")
             rows = pandas.read_csv(os.path.join(out_dir, "evaluation.csv"))
             overall = pandas.read_csv(os.path.join(out_dir, "evaluation_overall.csv")).set_index("controller")
         self.assertEqual((out["clusters"], out["seeds"], out["most_seeds"]), (2, 4, 3))
@@ -249,6 +270,25 @@ class Examples(unittest.TestCase):
                                overall.loc["orchestra-a3c", "vs_fixed_t_other_seeds"], places=6)
         self.assertEqual(out["tuned"]["3"]["over_most_seeds"]["geomean"], 1.0)
         self.assertLess(out["tuned"]["1"]["over_oracle"]["low"], out["tuned"]["1"]["over_oracle"]["high"])  # two clusters: an interval
+        self.assertEqual((judged["judge"], judged["cut_short"], judged["runs"]), ("accuracy:0.9, smooth 0", 0, out["runs"]))
+        self.assertEqual(out["cut_short"], 0)
+        # the same figures, up to evals.csv's nine significant digits
+        def numbers(tree):
+            if isinstance(tree, dict):
+                return [x for key in sorted(tree) for x in numbers(tree[key])]
+            if isinstance(tree, list):
+                return [x for item in tree for x in numbers(item)]
+            return [tree] if isinstance(tree, (int, float)) else [str(tree)]
+        for key in ("tuned", "hindsight", "controllers", "per_cluster", "median_spread"):
+            ours, theirs = numbers(judged[key]), numbers(out[key])
+            self.assertEqual(len(ours), len(theirs), key)
+            for a, b in zip(ours, theirs):
+                if isinstance(a, str):
+                    self.assertEqual(a, b, key)
+                else:
+                    self.assertAlmostEqual(a, b, places=6, msg=key)
+        self.assertEqual(smoothed["judge"], "accuracy:0.9, smooth 2")
+        self.assertNotEqual(smoothed["per_cluster"], out["per_cluster"])  # the mean of five evaluations moves some times
 
 
 if __name__ == "__main__":

@@ -23,6 +23,15 @@ there is one subset per judged seed, so where two T values tie it is noisy: leav
 that favoured one of them tilts the choice to the other. Also the ceiling of any static T, in
 hindsight: one T per cluster chosen and scored on all its seeds (what evaluate's table calls the
 static T in hindsight), optimistic by the same selection, less so the more seeds there are.
+
+--judge accuracy:LEVEL or loss:LEVEL reads the same runs with another time to target, from their
+evals.csv: the first evaluation whose test accuracy is at least LEVEL (whose test loss is at most
+LEVEL), with --smooth H on the mean of the 2H+1 evaluations around it (fewer at a run's ends), so
+that one lucky evaluation does not decide. It asks whether the noise between seeds is the
+evaluation's jitter or the training's own. evaluate stops a run at the end of the epoch that
+reached its target, so a level the run reaches later may not be in its data: such a run counts as
+a miss at its run time, and the count of them is printed ("cut short"); read a judge only where
+that count is small.
 """
 import argparse
 import itertools
@@ -44,21 +53,50 @@ SWEEP = re.compile(r"^fixed-t-T_ms=(.+)$")
 MAX_SUBSETS = 2000
 
 
-def read_cluster(folder):
+class Judge:
+    """Another time to target read from a run's evaluations: accuracy >= level or loss <= level,
+    on the mean of the 2 * smooth + 1 evaluations around each one (see the module's docstring)."""
+
+    def __init__(self, text, smooth=0):
+        kind, _, level = text.partition(":")
+        if kind not in ("accuracy", "loss") or not level:
+            raise ValueError(f"judge {text!r}: expected accuracy:LEVEL or loss:LEVEL")
+        self.kind, self.level, self.smooth = kind, float(level), int(smooth)
+        if self.smooth < 0:
+            raise ValueError(f"smooth {smooth}: expected 0 or more evaluations each side")
+
+    def time(self, evals, run_time):
+        """(time, reached, cut short) of one run's evaluations (sim_time_s, accuracy, loss, in round order)."""
+        values = evals[self.kind].to_numpy(dtype=float)
+        h = self.smooth
+        smoothed = np.array([values[max(0, i - h):i + h + 1].mean() for i in range(len(values))])
+        passed = (lambda v: v >= self.level) if self.kind == "accuracy" else (lambda v: v <= self.level)
+        hits = np.nonzero(passed(smoothed))[0]
+        if len(hits):
+            return float(evals["sim_time_s"].iloc[hits[0]]), True, False
+        return float(run_time), False, bool(passed(values).any())
+
+
+def read_cluster(folder, judge=None):
     """(sweep, controllers) of one cluster's folder: sweep[T_ms][seed] and controllers[label][seed]
-    are (time, reached), the time to target or, for a miss, the run's time."""
+    are (time, reached), the time to target or, for a miss, the run's time; with a Judge, its time
+    to its level instead, and a third value, the number of runs it cut short."""
     results = orchestra.read_results(folder)
-    sweep, controllers = {}, {}
+    sweep, controllers, cut = {}, {}, 0
+    evals = results.evals.groupby(["run", "policy"]) if judge else None
     for row in results.summary.itertuples():
         seed = int(row.run.split("-")[1])
         reached = bool(row.reached_target)
         time = float(row.time_to_target_s) if reached else float(row.sim_time_s)
+        if judge:
+            time, reached, short = judge.time(evals.get_group((row.run, row.label)).sort_values("round"), row.sim_time_s)
+            cut += short
         m = SWEEP.match(row.label)
         if m:
             sweep.setdefault(float(m.group(1)), {})[seed] = (time, reached)
         else:
             controllers.setdefault(row.label, {})[seed] = (time, reached)
-    return sweep, controllers
+    return (sweep, controllers, cut) if judge else (sweep, controllers)
 
 
 def choose(sweep, seeds):
@@ -106,6 +144,14 @@ def hindsight_log_ratio(sweep, oracle):
     return float(np.mean([math.log(time_of[s][0] / oracle[s]) for s in judged]))
 
 
+def spread_at_hindsight_t(sweep, oracle):
+    """How much time to target moves from seed to seed at the cluster's static T in hindsight: the
+    standard deviation of its log over the judged seeds (0.1 is about 10%)."""
+    judged = sorted(oracle)
+    time_of = sweep[choose(sweep, judged)]
+    return float(np.std([math.log(time_of[s][0]) for s in judged], ddof=1)) if len(judged) > 1 else 0.0
+
+
 def interval(logs):
     logs = np.asarray(logs, dtype=float)
     mean = logs.mean()
@@ -113,14 +159,16 @@ def interval(logs):
     return {"geomean": math.exp(mean), "low": math.exp(mean - half), "high": math.exp(mean + half)}
 
 
-def analyse(folder, tuning_sizes, seed=1):
+def analyse(folder, tuning_sizes, seed=1, judge=None):
     rng = random.Random(seed)
     clusters = sorted(d for d in os.listdir(folder) if os.path.isfile(os.path.join(folder, d, "evaluate.yaml")))
     if not clusters:
         raise SystemExit(f"{folder}: no cluster folders of `orchestra evaluate` (DIR/<cluster>/evaluate.yaml)")
-    per_cluster = []
+    per_cluster, cut, runs = [], 0, 0
     for name in clusters:
-        sweep, controllers = read_cluster(os.path.join(folder, name))
+        sweep, controllers, *short = read_cluster(os.path.join(folder, name), judge)
+        cut += sum(short)
+        runs += sum(len(r) for r in sweep.values()) + sum(len(r) for r in controllers.values())
         oracle = oracles(sweep)
         n = len({s for runs in sweep.values() for s in runs})
         sizes = sorted({k for k in tuning_sizes if k < n} | {n - 1})
@@ -128,6 +176,7 @@ def analyse(folder, tuning_sizes, seed=1):
         for k in sizes:
             row["tuned"][k], row["missed_share"][k] = tuned_log_ratio(sweep, oracle, k, rng)
         row["hindsight"] = hindsight_log_ratio(sweep, oracle)
+        row["spread"] = spread_at_hindsight_t(sweep, oracle)
         row["controllers"] = {label: float(np.mean([math.log(runs[s][0] / oracle[s]) for s in oracle if s in runs]))
                               for label, runs in controllers.items()}
         row["controller_misses"] = {label: sum(not r for _, r in runs.values()) for label, runs in controllers.items()}
@@ -135,12 +184,15 @@ def analyse(folder, tuning_sizes, seed=1):
     seeds = min(r["seeds"] for r in per_cluster)
     sizes = sorted(set.intersection(*(set(r["tuned"]) for r in per_cluster)))
     top = max(sizes)
-    out = {"clusters": len(per_cluster), "seeds": seeds, "tuned": {}, "controllers": {}}
+    out = {"clusters": len(per_cluster), "seeds": seeds, "tuned": {}, "controllers": {}, "runs": runs,
+           "judge": f"{judge.kind}:{judge.level:g}, smooth {judge.smooth}" if judge else "the runs' own time to target",
+           "cut_short": cut}
     for k in sizes:
         out["tuned"][k] = {"over_oracle": interval([r["tuned"][k] for r in per_cluster]),
                            "over_most_seeds": interval([r["tuned"][k] - r["tuned"][top] for r in per_cluster]),
                            "missed_share": float(np.mean([r["missed_share"][k] for r in per_cluster]))}
     out["hindsight"] = interval([r["hindsight"] for r in per_cluster])
+    out["median_spread"] = float(np.median([r["spread"] for r in per_cluster]))
     labels = [c for c in per_cluster[0]["controllers"] if all(c in r["controllers"] for r in per_cluster)]
     for c in labels:
         entry = {"over_oracle": interval([r["controllers"][c] for r in per_cluster]),
@@ -163,18 +215,28 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("folder", help="an `orchestra evaluate --out` folder, best with many seeds")
     p.add_argument("--tuning", default="1,2,3,5", help="numbers of tuning seeds (n - 1 is always added)")
+    p.add_argument("--judge", help="accuracy:LEVEL or loss:LEVEL, the time to target read from evals.csv")
+    p.add_argument("--smooth", type=int, default=0, help="with --judge: the mean of 2H+1 evaluations around each")
     p.add_argument("--json", action="store_true", help="also print the figures as one JSON line")
     args = p.parse_args()
     sizes = [int(k) for k in args.tuning.split(",") if k]
     if any(k < 1 for k in sizes):
         p.error("--tuning: numbers of seeds, each at least 1")
-    out = analyse(args.folder, sizes)
+    if args.smooth and not args.judge:
+        p.error("--smooth needs --judge")
+    try:
+        judge = Judge(args.judge, args.smooth) if args.judge else None
+    except ValueError as e:
+        p.error(str(e))
+    out = analyse(args.folder, sizes, judge=judge)
     top = out["most_seeds"]
     print(f"{out['clusters']} clusters, {out['seeds']} seeds each; geometric means over clusters, 95% intervals")
+    print(f"time to target: {out['judge']}; {out['cut_short']} of {out['runs']} runs cut short")
     print(f"{'static T tuned on k seeds':34s} {'/ oracle':28s} {f'/ tuned on {top}':28s} choices that missed")
     for k, r in out["tuned"].items():
         print(f"  k = {k:<30d} {shown(r['over_oracle']):28s} {shown(r['over_most_seeds']):28s} {100 * r['missed_share']:.1f}%")
     print(f"  {'one T per cluster, in hindsight':32s} {shown(out['hindsight'])}")
+    print(f"  seed-to-seed spread at that T: {out['median_spread']:.3f} (median over clusters of the SD of log time)")
     columns = [f"over_tuned_on_{k}" for k in sorted({2, top}) if f"over_tuned_on_{k}" in next(iter(out["controllers"].values()), {})]
     print(f"{'controller':34s} {'/ oracle':28s} " + " ".join(f"{'/ tuned on ' + c.rsplit('_', 1)[1]:28s}" for c in columns) + " misses")
     for c, r in out["controllers"].items():
