@@ -1,6 +1,11 @@
 #include "agents/policy_file.hpp"
 
+#include <algorithm>
+#include <set>
+#include <sstream>
 #include <stdexcept>
+
+#include <caffe2/serialize/inline_container.h>
 
 #include "agents/network_shape.hpp"
 #include "common/atomic_file.hpp"
@@ -33,6 +38,26 @@ std::string text(const c10::impl::GenericDict& dict, const std::string& key, con
 }
 
 std::string first_line(const std::string& message) { return message.substr(0, message.find('\n')); }
+
+// A tensor a pickle names can point past its storage (a crafted offset, size or stride, or a
+// truncated record): libtorch does not check, and reading it reads out of bounds. So the bytes it
+// spans are checked against its storage before a copy, and its values must be finite floats.
+void check_weights(const at::Tensor& t, const std::string& path, const std::string& key) {
+  const std::string where = path + ": state_dict." + key;
+  if (t.scalar_type() != torch::kFloat) throw common::DataError(where + " must hold float32 values");
+  if (t.numel() == 0) return;
+  std::int64_t last = t.storage_offset();
+  if (last < 0) throw common::DataError(where + " starts before its storage");
+  for (std::int64_t d = 0; d < t.dim(); ++d) {
+    if (t.stride(d) < 0) throw common::DataError(where + " has a negative stride");
+    last += (t.size(d) - 1) * t.stride(d);
+  }
+  const auto needed = static_cast<std::uint64_t>(last + 1) * static_cast<std::uint64_t>(t.element_size());
+  if (!t.has_storage() || t.storage().nbytes() < needed)
+    throw common::DataError(where + " reaches past its stored data (" + std::to_string(t.has_storage() ? t.storage().nbytes() : 0) +
+                            " bytes, " + std::to_string(needed) + " needed): a damaged file");
+  if (!torch::isfinite(t).all().item<bool>()) throw common::DataError(where + " holds values that are not finite");
+}
 
 const char* spelling(orchestra::BarrierMove move) { return move == orchestra::BarrierMove::Multiplicative ? "multiplicative" : "additive"; }
 const char* spelling(orchestra::DecisionInterval interval) { return interval == orchestra::DecisionInterval::Rounds ? "rounds" : "epoch"; }
@@ -240,10 +265,46 @@ void A3cPolicy::save(const std::string& path) const {
   common::write_file_atomic(path, torch::pickle_save(c10::IValue(root)));
 }
 
+namespace {
+
+// libtorch gives each tensor storage the byte size the pickle declares, over the buffer of its
+// record as stored, whatever that record's length: a record cut short or a declared size too
+// large would be read past its end. A file libtorch or PyTorch wrote stores each storage whole,
+// so the storages' declared sizes are the data records' sizes, one for one; anything else is
+// refused before a weight is read.
+void check_storages_against_records(const c10::IValue& value, const std::vector<char>& bytes, const std::string& path) {
+  if (!value.isGenericDict()) return;  // from_pickle says what is wrong
+  const c10::impl::GenericDict root = value.toGenericDict();
+  const auto weights = root.find("state_dict");
+  if (weights == root.end() || !weights->value().isGenericDict()) return;
+  std::set<const void*> seen;
+  std::vector<std::uint64_t> declared;
+  for (const auto& item : weights->value().toGenericDict()) {
+    if (!item.value().isTensor() || !item.value().toTensor().has_storage()) continue;
+    const at::Storage storage = item.value().toTensor().storage();
+    if (seen.insert(storage.unsafeGetStorageImpl()).second) declared.push_back(storage.nbytes());
+  }
+  std::istringstream in(std::string(bytes.begin(), bytes.end()));
+  caffe2::serialize::PyTorchStreamReader reader(&in);
+  std::vector<std::uint64_t> stored;
+  for (const std::string& name : reader.getAllRecords())
+    if (name.rfind("data/", 0) == 0) stored.push_back(std::get<1>(reader.getRecord(name)));
+  std::sort(declared.begin(), declared.end());
+  std::sort(stored.begin(), stored.end());
+  if (declared != stored)
+    throw common::DataError(path + ": the weights' data records do not hold the bytes the file declares for them (" +
+                            std::to_string(stored.size()) + " records for " + std::to_string(declared.size()) +
+                            " storages, of other sizes): a damaged file");
+}
+
+}  // namespace
+
 A3cPolicy A3cPolicy::load(const std::string& path) {
   c10::IValue value;
   try {
-    value = torch::pickle_load(common::read_file_bytes(path));
+    const std::vector<char> bytes = common::read_file_bytes(path);
+    value = torch::pickle_load(bytes);
+    check_storages_against_records(value, bytes, path);
   } catch (const c10::Error& e) {
     throw common::DataError(path + ": not a readable policy file (" + first_line(e.what_without_backtrace()) + ")");
   }
@@ -292,6 +353,7 @@ A3cPolicy A3cPolicy::from_pickle(const c10::IValue& value, const std::string& pa
     const c10::IValue t = field(weights, item.key(), path);
     if (!t.isTensor() || t.toTensor().sizes() != item.value().sizes())
       throw common::DataError(path + ": state_dict." + item.key() + " has the wrong shape for the declared network");
+    check_weights(t.toTensor(), path, item.key());
     item.value().copy_(t.toTensor());
   }
   if (weights.size() != net->named_parameters().size())

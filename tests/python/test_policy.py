@@ -155,6 +155,32 @@ class BadInput(unittest.TestCase):
         with self.assertRaises(ValueError):
             orchestra.load_policy(orchestra.PRETRAINED_POLICY, seed=-3)
 
+    def test_a_damaged_or_crafted_weight_record_is_a_data_error(self):
+        # The first tensor's record cut short, filled with NaN, or named at an offset far past it:
+        # each read past the stored bytes (a crash, or garbage weights) before the loader checked.
+        import re
+        import struct
+        import zipfile
+        with zipfile.ZipFile(orchestra.PRETRAINED_POLICY) as z:
+            records = {i.filename: z.read(i.filename) for i in z.infolist()}
+        first = next(name for name in records if name.endswith("/data/0"))
+        pickle = next(name for name in records if name.endswith("/data.pkl"))
+        offset = re.search(rb"tQ(q.|r....)K\x00", records[pickle], re.S)  # BINPERSID, its memo, offset 0
+        self.assertIsNotNone(offset)
+        at = offset.end() - 2
+        crafted = records[pickle][:at] + b"J" + struct.pack("<i", 0x10000000) + records[pickle][at + 2:]
+        cases = {"short": ({first: records[first][:100]}, "data records do not hold the bytes the file declares"),
+                 "nan": ({first: struct.pack("<f", float("nan")) * (len(records[first]) // 4)}, "not finite"),
+                 "offset": ({pickle: crafted}, "reaches past its stored data")}
+        with tempfile.TemporaryDirectory() as tmp:
+            for case, (replaced, message) in cases.items():
+                path = os.path.join(tmp, case + ".pt")
+                with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
+                    for name, data in records.items():
+                        z.writestr(name, replaced.get(name, data))
+                with self.assertRaisesRegex(orchestra.DataError, f"{case}.pt: .*{message}"):
+                    orchestra.load_policy(path)
+
     def test_loading_does_not_change_what_torch_draws_next(self):
         try:
             import torch
