@@ -3,27 +3,31 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "common/errors.hpp"
+
 namespace lbb {
 
+// A PlanError: the cluster cannot run this policy, which a run reports as the config's error,
+// naming the policy's entry (experiments/runner/simulated_cluster.cpp, preflight).
 void validate_cluster(const env::ClusterView& cluster, const std::string& policy) {
   const std::string who = policy + ": ";
   if (cluster.num_workers <= 0)
-    throw std::invalid_argument(who + "the cluster has no workers (num_workers = " +
+    throw common::PlanError(who + "the cluster has no workers (num_workers = " +
                                 std::to_string(cluster.num_workers) + ")");
   if (cluster.max_batch.size() != static_cast<std::size_t>(cluster.num_workers))
-    throw std::invalid_argument(who + "expected a max_batch per worker (" + std::to_string(cluster.num_workers) +
+    throw common::PlanError(who + "expected a max_batch per worker (" + std::to_string(cluster.num_workers) +
                                 "), got " + std::to_string(cluster.max_batch.size()));
   if (cluster.global_batch <= 0)
-    throw std::invalid_argument(who + "the global batch must be positive, got " + std::to_string(cluster.global_batch));
+    throw common::PlanError(who + "the global batch must be positive, got " + std::to_string(cluster.global_batch));
   std::int64_t capacity = 0;
   for (std::size_t i = 0; i < cluster.max_batch.size(); ++i) {
     if (cluster.max_batch[i] < 0)
-      throw std::invalid_argument(who + "worker " + std::to_string(i) + " has a negative max batch (" +
+      throw common::PlanError(who + "worker " + std::to_string(i) + " has a negative max batch (" +
                                   std::to_string(cluster.max_batch[i]) + ")");
     capacity += cluster.max_batch[i];
   }
   if (capacity < cluster.global_batch)
-    throw std::invalid_argument(who + "the workers' max batches sum to " + std::to_string(capacity) +
+    throw common::PlanError(who + "the workers' max batches sum to " + std::to_string(capacity) +
                                 ", less than the global batch " + std::to_string(cluster.global_batch));
 }
 

@@ -5,6 +5,8 @@
 #include <map>
 #include <string>
 
+#include <c10/util/Exception.h>
+
 #include "common/errors.hpp"
 #include "experiments/cli/commands.hpp"
 #include "experiments/surrogate/barrier_planner.hpp"
@@ -106,6 +108,11 @@ int main(int argc, char** argv) {
   } catch (const common::Error& e) {
     std::cerr << "orchestra: " << e.kind() << ": " << e.what() << "\n";
     return e.exit_code();
+  } catch (const c10::Error& e) {
+    // libtorch's own message (an allocation that failed, say) without its stack of frames: one line.
+    const std::string message = e.what_without_backtrace();
+    std::cerr << "orchestra: error: libtorch: " << message.substr(0, message.find('\n')) << "\n";
+    return static_cast<int>(common::ExitCode::Failure);
   } catch (const std::exception& e) {
     std::cerr << "orchestra: error: " << e.what() << "\n";
     return static_cast<int>(common::ExitCode::Failure);

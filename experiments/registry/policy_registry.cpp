@@ -9,6 +9,7 @@
 #include "common/errors.hpp"
 #include "common/limits.hpp"
 #include "common/names.hpp"
+#include "common/yaml_reader.hpp"
 #include "env/baselines/adaptive_period.hpp"
 #include "env/baselines/baselines.hpp"
 #include "env/sim/round_rules.hpp"
@@ -234,6 +235,9 @@ void expand_sweeps(ExperimentConfig& config) {
   const double seeds = static_cast<double>(std::max<std::size_t>(config.seeds.size(), 1));
   double runs = 0;
   for (const auto& entry : config.policies) {
+    // A key given twice is the reader's error here: the expansion rebuilds the mapping by key,
+    // which would keep one of the two without a word.
+    if (entry.params.IsMap()) common::YamlReader(entry.params, config.file, entry.path);
     std::string factors;
     const double size = sweep_size(entry, factors);
     runs += size * seeds;

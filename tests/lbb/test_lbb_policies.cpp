@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "env/barrier_policy.hpp"
 #include "lbb/boa_policy.hpp"
 #include "lbb/lb_bsp_policy.hpp"
@@ -268,11 +269,11 @@ TEST_CASE("policies reject a cluster that cannot hold the global batch") {
   view.max_batch = {100, 100, 100, 100};
   lbb::LbbPolicy lbb_policy;
   CHECK_THROWS_WITH_AS(lbb_policy.start(view), "LBB: the workers' max batches sum to 400, less than the global batch 512",
-                       std::invalid_argument);
+                       common::PlanError);
   lbb::BoaPolicy boa;
-  CHECK_THROWS_AS(boa.start(view), std::invalid_argument);
+  CHECK_THROWS_AS(boa.start(view), common::PlanError);
   lbb::LbBspPolicy lb_bsp;
-  CHECK_THROWS_AS(lb_bsp.start(view), std::invalid_argument);
+  CHECK_THROWS_AS(lb_bsp.start(view), common::PlanError);
   view = cluster.view();
   view.probe_step_ms = nullptr;
   CHECK_THROWS_WITH_AS(lbb_policy.start(view), "LBB: profiling needs the cluster's probe_step_ms", std::invalid_argument);

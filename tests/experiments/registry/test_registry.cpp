@@ -374,6 +374,10 @@ TEST_CASE("sweeps: a key that takes a list is not a sweep, an empty or nested sw
   CHECK_THROWS_WITH_AS(experiments::expand_sweeps(nested), "x.yaml:5: policies[0].T_ms[0]: a sweep takes plain values", common::ConfigError);
   auto twice = with_policies("  - {name: fixed-t, T_ms: [200, 200]}\n");
   CHECK_THROWS_WITH_AS(experiments::expand_sweeps(twice), doctest::Contains("two policies labelled 'fixed-t-T_ms=200'"), common::ConfigError);
+  // A key given twice is refused before the expansion, which would keep one of the two lists.
+  auto repeated = with_policies("  - {name: fixed-t, T_ms: [100], T_ms: [200]}\n");
+  CHECK_THROWS_WITH_AS(experiments::expand_sweeps(repeated), "x.yaml:5: policies[0].T_ms: duplicate key (first given on line 5)",
+                       common::ConfigError);
 }
 
 TEST_CASE("configs/baselines.yaml: 5 seeds, and every policy, the fixed-t sweep expanded, builds") {

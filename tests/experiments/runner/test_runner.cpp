@@ -131,6 +131,10 @@ TEST_CASE("bad input on the command line: one clear line, non-zero exit, no resu
       {"not yaml", "{{{{ not yaml", "bad.yaml:1: not valid YAML"},
       {"missing data", std::string(kTiny).replace(tiny.find("dataset: synthetic"), 18, "dataset: mnist\n  path: /nonexistent"), "/nonexistent/train-images-idx3-ubyte.gz: no such file"},
       {"batch over memory", std::string(kTiny).replace(tiny.find("global_batch: 32"), 16, "global_batch: 1000"), "over its max_batch"},
+      // LBB's own check of the cluster is a config error too, naming the entry's line
+      {"batch over memory (lbb)",
+       std::string(kTiny).replace(tiny.find("  - dsgd") + 4, 4, "lbb ").replace(tiny.find("global_batch: 32"), 16, "global_batch: 1000"),
+       "bad.yaml:22: policies[0] (lbb): LBB: the workers' max batches sum to 192, less than the global batch 1000"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.name);
@@ -141,6 +145,23 @@ TEST_CASE("bad input on the command line: one clear line, non-zero exit, no resu
     CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
     CHECK_FALSE(fs::exists(dir / "out"));
   }
+}
+
+TEST_CASE("libtorch's own error is one line: a model too large to allocate under a memory limit") {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  return;  // a sanitizer's runtime cannot start under a limit on address space
+#endif
+  TempDir dir;
+  std::string yaml = kTiny;
+  yaml.replace(yaml.find("hidden: [16]"), 12, "hidden: [65536, 65536]");  // 17 GB of weights
+  yaml = yaml.substr(0, yaml.find("  - {name: local-sgd"));  // dsgd alone
+  testing::write_text(dir / "big.yaml", yaml);
+  const auto r = testing::run_command("bash -c 'ulimit -v 6000000; exec " + binary() + " run " + (dir / "big.yaml") +
+                                      " --quiet --out " + (dir / "out") + "'");
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.rfind("orchestra: error: libtorch: ", 0) == 0);
+  CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+  CHECK(r.output.find("frame #") == std::string::npos);
 }
 
 TEST_CASE("a truncated IDX file stops the run before any result is written") {
