@@ -115,9 +115,22 @@ EpisodeStats episode_at(const float* v) {
 
 EpisodeStats episode_from_values(const std::vector<float>& v) { return v.size() == kEpisodeValues ? episode_at(v.data()) : EpisodeStats{}; }
 
+// What an agent can send: a whole number of epochs, a 0/1 flag, a time to target >= 0 or the -1 of
+// none (and one where the flag says reached), a clock >= 0, a reward of sane size. A peer's values
+// outside them (epochs of 3e38: undefined behaviour in the cast) are a malformed message.
+bool plausible_episode(const float* v) {
+  constexpr float kMaxEpochs = 1e7f, kMaxReward = 1e9f;
+  const bool whole_epochs = v[1] >= 0 && v[1] <= kMaxEpochs && v[1] == std::floor(v[1]);
+  const bool flag = v[2] == 0.0f || v[2] == 1.0f;
+  const bool time = v[3] == -1.0f || v[3] >= 0;
+  return whole_epochs && flag && time && !(v[2] == 1.0f && v[3] < 0) && v[4] >= 0 && std::fabs(v[0]) <= kMaxReward;
+}
+
 std::vector<EpisodeStats> episodes_from_values(const std::vector<float>& v) {
   std::vector<EpisodeStats> out;
   if (v.empty() || v.size() % kEpisodeValues != 0) return out;
+  for (std::size_t i = 0; i < v.size(); i += kEpisodeValues)
+    if (!plausible_episode(v.data() + i)) return {};
   for (std::size_t i = 0; i < v.size(); i += kEpisodeValues) out.push_back(episode_at(v.data() + i));
   return out;
 }

@@ -74,7 +74,8 @@ inline constexpr std::size_t kEpisodeValues = 5;
 std::vector<float> episode_values(const EpisodeStats& stats);
 std::vector<float> episode_values(const std::vector<EpisodeStats>& episodes);
 EpisodeStats episode_from_values(const std::vector<float>& values);  // exactly 5 values
-// Empty when the count is 0 or not a multiple of 5 (a malformed message).
+// Empty when the count is 0 or not a multiple of 5, or any episode's values are out of their
+// ranges (a malformed message: a negative clock, epochs that are not a whole number, ...).
 std::vector<EpisodeStats> episodes_from_values(const std::vector<float>& values);
 
 }  // namespace agents

@@ -536,4 +536,21 @@ TEST_CASE("protocol: one Episode message carries several episodes") {
   CHECK(std::isnan(back[1].time_to_target_ms));
   CHECK(agents::episodes_from_values(std::vector<float>(7, 1.0f)).empty());
   CHECK(agents::episodes_from_values({}).empty());
+  // A peer's values out of their ranges drop the whole message (one bad episode of two included).
+  const std::vector<std::vector<float>> garbage = {
+      {1e38f, 3e38f, 1, -5, 1e38f},  // epochs far past an int, reached with a negative time
+      {0, 2.5f, 0, -1, 10},          // epochs not a whole number
+      {0, 2, 0.5f, -1, 10},          // a flag that is not 0 or 1
+      {0, 2, 1, -1, 10},             // reached, with no time
+      {0, 2, 0, -3, 10},             // a negative time that is not the -1 of none
+      {0, 2, 0, -1, -10},            // a negative clock
+      {2e9f, 2, 0, -1, 10},          // a reward of no episode's size
+  };
+  for (const auto& bad : garbage) {
+    CAPTURE(bad[1]);
+    CHECK(agents::episodes_from_values(bad).empty());
+    std::vector<float> two = values;
+    two.insert(two.end(), bad.begin(), bad.end());
+    CHECK(agents::episodes_from_values(two).empty());
+  }
 }
