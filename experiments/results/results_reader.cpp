@@ -80,9 +80,12 @@ void check_row_value(double v, const FieldRange& range, bool nan_allowed, const 
                           " is out of range: results out of range are not compared");
 }
 
-std::string text_field(const nlohmann::json& summary, const char* key, const std::string& fallback) {
+// Absent: the fallback; present, a string (anything else is not a run's summary).
+std::string text_field(const nlohmann::json& summary, const char* key, const std::string& fallback, const fs::path& path) {
   const auto it = summary.find(key);
-  return it != summary.end() && it->is_string() ? it->get<std::string>() : fallback;
+  if (it == summary.end()) return fallback;
+  if (!it->is_string()) throw common::DataError(path.string() + ": " + key + ": expected a string, got " + it->dump());
+  return it->get<std::string>();
 }
 
 // A real run's files name their clock wall_time_s, a simulated run's sim_time_s.
@@ -203,11 +206,11 @@ PolicyResults read_policy_folder(const std::string& dir_name) {
   if (!summary.is_object()) throw common::DataError(summary_path.string() + ": expected a JSON object");
   PolicyResults p;
   p.dir = dir.string();
-  p.label = text_field(summary, "label", fs::absolute(dir).lexically_normal().filename().string());
+  p.label = text_field(summary, "label", fs::absolute(dir).lexically_normal().filename().string(), summary_path);
   // The label names figures (plots/<label>.iterations.png) and traces (<label>.csv): a name, never a path.
   if (const auto problem = common::name_problem(p.label))
     throw common::DataError(summary_path.string() + ": label: " + common::quoted_name(p.label) + " " + *problem + ": not a policy's results");
-  p.policy = text_field(summary, "policy", p.label);
+  p.policy = text_field(summary, "policy", p.label, summary_path);
   p.target_accuracy = number_field(summary, "target_accuracy", summary_path, kFraction);
   const double ttt = number_field(summary, "time_to_target_s", summary_path);
   if (std::isfinite(ttt)) p.time_to_target_s = ttt;
@@ -225,12 +228,19 @@ PolicyResults read_policy_folder(const std::string& dir_name) {
   p.rounds = std::isfinite(rounds) ? static_cast<std::int64_t>(rounds) : 0;
   p.mean_straggler_effect = number_field(summary, "mean_straggler_effect", summary_path);
   p.mean_utilization = number_field(summary, "mean_utilization", summary_path);
-  if (const auto idle = summary.find("idle_s_per_worker"); idle != summary.end() && idle->is_array())
+  // Per worker, seconds idle at the barrier within the run (null: not measured, as NaN is written).
+  if (const auto idle = summary.find("idle_s_per_worker"); idle != summary.end()) {
+    if (!idle->is_array()) throw common::DataError(summary_path.string() + ": idle_s_per_worker: expected a list of seconds, got " + idle->dump());
     for (const auto& v : *idle) {
+      if (!v.is_number() && !v.is_null())
+        throw common::DataError(summary_path.string() + ": idle_s_per_worker: expected seconds or null, got " + v.dump());
       p.idle_s_per_worker.push_back(v.is_number() ? v.get<double>() : kNaN);
-      if (v.is_number() && !(p.idle_s_per_worker.back() >= 0))
-        throw common::DataError(summary_path.string() + ": idle_s_per_worker: " + v.dump() + " is out of range: results out of range are not compared");
+      const double s = p.idle_s_per_worker.back();
+      if (v.is_number() && !(s >= 0 && (!std::isfinite(p.sim_time_s) || s <= p.sim_time_s * (1 + 1e-9) + 1e-9)))
+        throw common::DataError(summary_path.string() + ": idle_s_per_worker: " + v.dump() +
+                                " is out of range (idle longer than the run, or negative): results out of range are not compared");
     }
+  }
   p.epoch_rows = read_epochs(dir / "epochs.csv");
   // A file cut at a line boundary still parses: its rows are counted against the summary's.
   if (is_regular(dir / "epochs.csv") && std::isfinite(epochs) && static_cast<double>(p.epoch_rows.size()) != epochs)

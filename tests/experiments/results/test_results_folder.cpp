@@ -6,6 +6,8 @@
 #include <signal.h>
 #include <sys/resource.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "common/errors.hpp"
@@ -228,6 +230,18 @@ TEST_CASE("results read back are checked: a label that is a path, values out of 
   refused("epochs.csv", "\n2,150.5,75.5,0.8125,0.5,0.6,0.2,0.8,2\n", "\n", "dsgd/epochs.csv: 1 epochs, but summary.json says 2");
   refused("epochs.csv", "1,75,75,0.7,", "1,75,75,1.7,", "dsgd/epochs.csv:2: accuracy: 1.700000 is out of range");
   refused("evals.csv", "2,1,75,0.7,0.8", "2,1,-75,0.7,0.8", "dsgd/evals.csv:2: sim_time_s: -75.000000 is out of range");
+  refused("summary.json", "\"idle_s_per_worker\": [10, 20]", "\"idle_s_per_worker\": [10, 1e308]", "dsgd/summary.json: idle_s_per_worker: 1e+308 is out of range");
+  refused("summary.json", "\"idle_s_per_worker\": [10, 20]", "\"idle_s_per_worker\": [10, \"x\"]", "idle_s_per_worker: expected seconds or null, got \"x\"");
+  refused("summary.json", "\"idle_s_per_worker\": [10, 20]", "\"idle_s_per_worker\": \"10\"", "idle_s_per_worker: expected a list of seconds");
+  refused("summary.json", "\"label\": \"dsgd\"", "\"label\": 5", "dsgd/summary.json: label: expected a string, got 5");
+  // null is a worker whose idle time was not measured (NaN as JSON writes it)
+  testing::write_results(dir);
+  std::string text = testing::read_text(dir + "/dsgd/summary.json");
+  testing::write_text(dir + "/dsgd/summary.json", text.replace(text.find("[10, 20]"), 8, "[10, null]"));
+  const auto runs = experiments::read_results({dir});
+  const auto dsgd = std::find_if(runs[0].policies.begin(), runs[0].policies.end(), [](const auto& p) { return p.label == "dsgd"; });
+  REQUIRE(dsgd != runs[0].policies.end());
+  CHECK(std::isnan(dsgd->idle_s_per_worker[1]));
 }
 
 TEST_CASE("a folder of experiments: what compare does not read is said, and a folder of only those names them") {
