@@ -151,11 +151,12 @@ class PythonBarrierEnv {
     }
   }
 
-  py::tuple reset(std::optional<std::int64_t> seed) {
+  // Any uint64: the seeds of continued episodes (episode_seed) use all 64 bits, and info["seed"]
+  // must run its episode again.
+  py::tuple reset(std::optional<std::uint64_t> seed) {
     Use use(*this, "reset");
-    if (seed && *seed < 0) throw py::value_error("BarrierEnv.reset: seed must be >= 0, got " + std::to_string(*seed));
     if (seed) {
-      stream_ = static_cast<std::uint64_t>(*seed);
+      stream_ = *seed;
       episode_ = 0;
       episode_seed_ = stream_;
     } else if (!started_) {

@@ -73,7 +73,13 @@ void set_python_error(const common::Error& e) {
   PyObject* type = base_error;
   for (const auto& k : kinds())
     if (std::string(e.kind()) == k.kind) type = k.type;
-  py::object error = py::reinterpret_borrow<py::object>(type)(e.what());
+  // A message may quote a file's bytes (a JSON parser's "last read: '\xff'"): not UTF-8 text, so
+  // decoded with U+FFFD for what is not, where a plain conversion would raise UnicodeDecodeError
+  // in place of the error.
+  const std::string what = e.what();
+  PyObject* text = PyUnicode_DecodeUTF8(what.data(), static_cast<Py_ssize_t>(what.size()), "replace");
+  if (text == nullptr) throw py::error_already_set();
+  py::object error = py::reinterpret_borrow<py::object>(type)(py::reinterpret_steal<py::str>(text));
   error.attr("kind") = e.kind();
   error.attr("exit_code") = e.exit_code();
   PyErr_SetObject(type, error.ptr());

@@ -176,6 +176,21 @@ class ResetAndStep(unittest.TestCase):
         self.assertEqual(seeds[0][0], 21)
         self.assertEqual(len(set(seeds[0])), 4)
 
+    def test_any_continued_episode_runs_again_from_its_info_seed(self):
+        # continued episodes' seeds use all 64 bits: find one at or above 2**63 and replay it
+        self.env.reset(seed=1)
+        for _ in range(64):
+            observation, info = self.env.reset()
+            if info["seed"] >= 2**63:
+                break
+        self.assertGreaterEqual(info["seed"], 2**63)
+        replay = orchestra.BarrierEnv(t.TRAIN_SMALL)
+        again, replayed = replay.reset(seed=info["seed"])
+        np.testing.assert_array_equal(again, observation)
+        self.assertEqual((replayed["seed"], replayed["cluster"]), (info["seed"], info["cluster"]))
+        with self.assertRaises(ValueError):
+            self.env.reset(seed=2**64)
+
     def test_the_first_reset_without_a_seed_draws_one_and_reports_it(self):
         first = orchestra.BarrierEnv(t.TRAIN_SMALL).reset()[1]["seed"]
         second = orchestra.BarrierEnv(t.TRAIN_SMALL).reset()[1]["seed"]

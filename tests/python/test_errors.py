@@ -12,6 +12,8 @@ import orchestra_testing as t
 
 t.require()
 
+import numpy as np  # noqa: E402
+
 import orchestra  # noqa: E402
 
 
@@ -93,6 +95,34 @@ class ConfigErrors(unittest.TestCase):
         env.reset(seed=1)
         start = env.cluster["start_barrier_ms"]
         self.assertAlmostEqual(env.step(2)[4]["barrier_ms"], 4 * start)
+
+    def test_another_move_or_interval_replaces_the_files_keys_of_the_old_one(self):
+        # The file moves T x2 every 2 rounds (factor: 2, interval_rounds: 2): an additive move per
+        # epoch, as a policy's controller may say, drops both instead of clashing with them.
+        env = orchestra.BarrierEnv(t.TRAIN_SMALL, controller={"move": "additive", "unit_ms": 5, "interval": "epoch"})
+        _, info = env.reset(seed=1)
+        self.assertAlmostEqual(env.step(2)[4]["barrier_ms"], info["barrier_ms"] + 5)
+        orchestra.BarrierEnv(t.TRAIN_SMALL, controller={"move": "additive"})
+        # ... but a key given again with the other move is still refused, and the file's own
+        # `factor` stays with a multiplicative move.
+        with self.assertRaisesRegex(orchestra.ConfigError, "controller.factor: only a multiplicative move has a factor"):
+            orchestra.BarrierEnv(t.TRAIN_SMALL, controller={"move": "additive", "factor": 2})
+        env = orchestra.BarrierEnv(t.TRAIN_SMALL, controller={"move": "multiplicative"})
+        _, info = env.reset(seed=1)
+        self.assertAlmostEqual(env.step(2)[4]["barrier_ms"], 2 * info["barrier_ms"])
+
+    def test_numpy_scalars_and_paths_are_the_values_they_stand_for(self):
+        import pathlib
+        for factor in (np.float32(4), np.int64(4), np.float64(4)):
+            env = orchestra.BarrierEnv(t.TRAIN_SMALL, controller={"factor": factor, "interval_rounds": np.int64(3)})
+            _, info = env.reset(seed=1)
+            self.assertAlmostEqual(env.step(2)[4]["barrier_ms"], 4 * info["barrier_ms"])
+        orchestra.BarrierEnv(experiments=[pathlib.Path(t.TASK_SMALL)], reward="time")
+        orchestra.BarrierEnv(t.TRAIN_SMALL, controller={"state": "progress", "interval_rounds": np.int32(2)})
+        with self.assertRaisesRegex(ValueError, "finite"):
+            orchestra.BarrierEnv(t.TRAIN_SMALL, controller={"factor": np.float32("nan")})
+        with self.assertRaisesRegex(TypeError, "expected None, a bool"):
+            orchestra.BarrierEnv(t.TRAIN_SMALL, controller={"factor": np.array([4.0, 2.0])})
 
     def test_keywords_without_a_file_and_values_yaml_cannot_hold(self):
         env = orchestra.BarrierEnv(experiments=[t.TASK_SMALL], reward="time")

@@ -3,6 +3,7 @@ orchestra.read_results gives them back as pandas DataFrames and dicts, for one s
 import filecmp
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 import unittest
@@ -106,6 +107,25 @@ class Run(unittest.TestCase):
         # One policy's folder reads alone.
         one = orchestra.read_results(os.path.join(self.python_out, "local-sgd-h4"))
         self.assertEqual(one.policies, ["local-sgd-h4"])
+
+    def test_a_damaged_file_is_a_data_error_naming_it(self):
+        cases = [("config.json", "{not json", "config.json:1: not valid JSON"),
+                 ("config.json", b"{\"a\": \"\xff\"}", "config.json: not UTF-8"),
+                 ("summary.json", b"\xff\xfe{}", "summary.json: not valid JSON .*\ufffd"),  # the C++ reader's, its byte replaced
+                 ("iterations.csv", "", "iterations.csv: empty"),
+                 ("rounds.csv", "round,epoch\n1,2,3,4\n", "rounds.csv:2: 4 cells, the header has 2"),
+                 ("epochs.csv", None, "epochs.csv")]
+        for name, content, message in cases:
+            with self.subTest(name), tempfile.TemporaryDirectory() as tmp:
+                folder = shutil.copytree(os.path.join(self.python_out, "dsgd"), os.path.join(tmp, "dsgd"))
+                path = os.path.join(folder, name)
+                if content is None:  # a row cut short in a file the C++ reader lets pass
+                    content = t.read(path).rstrip("\n") + "\n7\n"
+                with open(path, "wb") as f:
+                    f.write(content if isinstance(content, bytes) else content.encode())
+                with self.assertRaisesRegex(orchestra.DataError, message):
+                    r = orchestra.read_results(folder)
+                    r.rounds, r.iterations
 
     def test_several_seeds_as_run_seeds(self):
         out = os.path.join(self.tmp.name, "seeds")

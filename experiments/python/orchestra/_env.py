@@ -143,8 +143,8 @@ def _checked_seed(seed):
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"BarrierEnv.reset: seed must be an int, got {seed!r}")
     seed = int(seed)
-    if not 0 <= seed < 2**63:
-        raise ValueError(f"BarrierEnv.reset: seed must be in [0, 2**63), got {seed}")
+    if not 0 <= seed < 2**64:  # a continued episode's info["seed"] may use all 64 bits
+        raise ValueError(f"BarrierEnv.reset: seed must be in [0, 2**64), got {seed}")
     return seed
 
 

@@ -1,5 +1,6 @@
 """orchestra.run and orchestra.read_results: `orchestra run` from a notebook, and its results as
 pandas DataFrames (the CSV files) and dicts (the JSON files)."""
+import csv
 import json
 import os
 
@@ -74,7 +75,7 @@ class Results:
         comparison = os.path.join(self.dir, "comparison.md")
         self.comparison = _read_text(comparison) if os.path.isfile(comparison) else None
         train = next((run["train_csv"] for run in index if run["train_csv"]), "")
-        self.train = pandas.read_csv(train) if train else None
+        self.train = _read_csv(train) if train else None
         self._rounds = self._iterations = None
 
     @property
@@ -97,7 +98,7 @@ class Results:
             path = path_of(files)
             if not path or not os.path.isfile(path):
                 continue
-            frame = pandas.read_csv(path)
+            frame = _read_csv(path)
             frame.insert(0, "policy", files[1])
             if self._several:
                 frame.insert(0, "run", files[0])
@@ -115,13 +116,39 @@ def read_results(dir):
 
 
 def _read_text(path):
-    with open(path, encoding="utf-8") as f:
-        return f.read()
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except UnicodeDecodeError as e:
+        raise _core.DataError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
 
 
 def _read_json(path):
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    text = _read_text(path)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise _core.DataError(f"{path}:{e.lineno}: not valid JSON ({e.msg})") from None
+
+
+def _read_csv(path):
+    """A results CSV as a DataFrame, every row checked to have the header's number of cells first:
+    pandas would take a row with more for one with an index column, without a word."""
+    pandas = _pandas()
+    with open(path, encoding="utf-8", newline="") as f:
+        try:
+            rows = csv.reader(f)
+            header = next(rows, None)
+            if not header:
+                raise _core.DataError(f"{path}: empty, not even a header line")
+            for row in rows:
+                if row and len(row) != len(header):
+                    raise _core.DataError(f"{path}:{rows.line_num}: {len(row)} cells, the header has {len(header)}")
+        except UnicodeDecodeError as e:
+            raise _core.DataError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+        except csv.Error as e:
+            raise _core.DataError(f"{path}: not a readable CSV file ({e})") from None
+    return pandas.read_csv(path)
 
 
 def _pandas():
