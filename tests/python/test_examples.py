@@ -6,6 +6,7 @@ import importlib.util
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -171,8 +172,8 @@ class Examples(unittest.TestCase):
             with open(task) as f, open(copy) as g:
                 before, after = f.read(), g.read()
             self.assertIn("within 4 epochs", after)  # comments left alone
-            self.assertIn("epochs: 1, target_accuracy: 1}", after)  # the flow-style mapping, edited in place
-            self.assertEqual(before.replace("epochs: 4, target_accuracy: 0.9}", "epochs: 1, target_accuracy: 1}"), after)
+            self.assertIn("epochs: 1, target_accuracy: 1.0}", after)  # the flow-style mapping, edited in place
+            self.assertEqual(before.replace("epochs: 4, target_accuracy: 0.9}", "epochs: 1, target_accuracy: 1.0}"), after)
             end = ts.run_to_end(ts.make_env(copy, 1.0), 1)
             self.assertEqual((end["epoch"], end["reached_target"]), (1, False))  # the copy's budget, its target out of reach
             bare = os.path.join(directory, "bare.yaml")
@@ -257,8 +258,18 @@ class Examples(unittest.TestCase):
             # the runs' target read off their evals.csv is their own time to target
             judged = example("static_t_selection.py", out_dir, "--tuning", "1,2", "--judge", "accuracy:0.9")
             smoothed = example("static_t_selection.py", out_dir, "--tuning", "1,2", "--judge", "accuracy:0.9", "--smooth", "2")
+            # one seed's folder: a clear line, not a traceback
+            one = os.path.join(tmp, "one", "python_task")
+            os.makedirs(one)
+            shutil.copy(os.path.join(out_dir, "python_task", "evaluate.yaml"), one)
+            shutil.copytree(os.path.join(out_dir, "python_task", "seed-1"), os.path.join(one, "seed-1"))
+            single = subprocess.run([sys.executable, os.path.join(EXAMPLES, "static_t_selection.py"), os.path.dirname(one)],
+                                    capture_output=True, text=True, timeout=120)
             rows = pandas.read_csv(os.path.join(out_dir, "evaluation.csv"))
             overall = pandas.read_csv(os.path.join(out_dir, "evaluation_overall.csv")).set_index("controller")
+        self.assertNotEqual(single.returncode, 0)
+        self.assertIn("one seed's runs", single.stderr)
+        self.assertNotIn("Traceback", single.stderr)
         self.assertEqual((out["clusters"], out["seeds"], out["most_seeds"]), (2, 4, 3))
         self.assertEqual(sorted(out["tuned"]), ["1", "2", "3"])
         per_cluster = {r["cluster"]: r for r in out["per_cluster"]}

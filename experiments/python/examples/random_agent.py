@@ -38,6 +38,8 @@ def main():
     parser.add_argument("--seed", type=int, default=0, help="episode k runs with seed SEED + k")
     parser.add_argument("--json", action="store_true", help="end with a line of JSON (the tests read it)")
     args = parser.parse_args()
+    if args.seed < 0:
+        parser.error(f"--seed {args.seed}: expected a seed >= 0")
 
     env = orchestra.BarrierEnv(args.config)
     env.action_space.seed(args.seed)

@@ -90,7 +90,7 @@ def evaluate(env, network, episodes, seed):
             return int(network.body(torch.from_numpy(obs)).argmax())
 
     trained = [sum(rollout(env, HELD_OUT + k, greedy)[2]) for k in range(episodes)]
-    random = [sum(rollout(env, HELD_OUT + k, lambda obs: int(rng.integers(3)))[2]) for k in range(episodes)]
+    random = [sum(rollout(env, HELD_OUT + k, lambda obs: int(rng.integers(env.action_space.n)))[2]) for k in range(episodes)]
     return trained, random
 
 
@@ -106,6 +106,8 @@ def main():
     parser.add_argument("--quiet", action="store_true", help="no line per update")
     parser.add_argument("--json", action="store_true", help="end with a line of JSON (the tests read it)")
     args = parser.parse_args()
+    if args.seed < 0:
+        parser.error(f"--seed {args.seed}: expected a seed >= 0")
 
     torch.manual_seed(args.seed)
     env = orchestra.BarrierEnv(args.config)

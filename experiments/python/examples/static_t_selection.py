@@ -82,6 +82,8 @@ def read_cluster(folder, judge=None):
     are (time, reached), the time to target or, for a miss, the run's time; with a Judge, its time
     to its level instead, and a third value, the number of runs it cut short."""
     results = orchestra.read_results(folder)
+    if "run" not in results.summary.columns:  # read_results names runs only where there are several
+        raise SystemExit(f"{folder}: one seed's runs: a T tuned on other seeds needs at least 2 (evaluate --seeds 1-12)")
     sweep, controllers, cut = {}, {}, 0
     evals = results.evals.groupby(["run", "policy"]) if judge else None
     for row in results.summary.itertuples():

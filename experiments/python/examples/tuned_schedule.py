@@ -84,7 +84,7 @@ def with_workload(experiment, directory, epochs=None, target=None):
         found = 0
         for i, line in enumerate(lines):
             code, hash_, comment = line.partition("#")
-            code, n = pattern.subn(f"{key}: {value:g}", code)
+            code, n = pattern.subn(f"{key}: {value!r}", code)  # repr: every digit of the value
             found += n
             lines[i] = code + hash_ + comment
         if found != 1:
