@@ -158,8 +158,18 @@ BalanceWorker parse_worker(const Context& ctx, const std::string& key, const jso
 BalanceRequest parse_balance_request(const std::string& text, const std::string& source) {
   const Context ctx(source);
   json doc;
+  // nlohmann keeps the last of a key given twice: the first value would be dropped without a word,
+  // so the parser's key events are checked against the keys of the object they are in.
+  std::vector<std::set<std::string>> keys;
+  const json::parser_callback_t no_key_twice = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) keys.emplace_back();
+    if (event == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+    if (event == json::parse_event_t::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second)
+      throw BalanceInputError(source + ": invalid JSON: the key \"" + parsed.get<std::string>() + "\" given twice in one object");
+    return true;
+  };
   try {
-    doc = json::parse(text);
+    doc = json::parse(text, no_key_twice);
   } catch (const json::parse_error& e) {
     // nlohmann's text reads "[json.exception.parse_error.101] parse error at line L, column C: why";
     // keep its line, column and reason behind our byte position (counted from 1, as it counts).

@@ -132,6 +132,15 @@ TEST_CASE("balance: invalid JSON names the byte") {
         "expected '[', '{', or a literal");
 }
 
+TEST_CASE("balance: a key given twice is an input error, at any depth") {
+  CHECK(error_of(R"({"global_batch": 10, "global_batch": 20, "workers": []})") ==
+        "FILE: invalid JSON: the key \"global_batch\" given twice in one object");
+  CHECK(error_of(R"({"global_batch": 10, "workers": [{"model": [1, 2], "model": [3, 4]}]})") ==
+        "FILE: invalid JSON: the key \"model\" given twice in one object");
+  // the same key in two objects is not twice
+  CHECK_NOTHROW(lbb::parse_balance_request(R"({"global_batch": 4, "workers": [{"model": [1, 1]}, {"model": [2, 1]}]})", "m.json"));
+}
+
 TEST_CASE("balance: a number out of a double's range is an input error, not a crash (fuzz regression)") {
   CHECK_THROWS_WITH_AS(lbb::parse_balance_request(R"({"global_batch": 512, "workers": [{"model": [1e999]}]})", "m.json"),
                        doctest::Contains("m.json: invalid JSON"), lbb::BalanceInputError);
