@@ -15,6 +15,7 @@
 #include "common/limits.hpp"
 #include "experiments/config/config.hpp"
 #include "experiments/python/bindings.hpp"
+#include "experiments/python/torch_generator_guard.hpp"
 #include "experiments/results/results_reader.hpp"
 #include "experiments/runner/experiment.hpp"
 #include "experiments/runner/seed_runs.hpp"
@@ -44,9 +45,11 @@ std::string run(const std::string& config_path, const std::string& out, std::opt
     for (const auto s : *seeds) options.seeds.push_back(checked_seed(s, "every seed"));
   }
   py::gil_scoped_release release;
-  ExperimentConfig config = load_config(config_path);
-  if (!options.overrides.seed && (!options.seeds.empty() || !config.seeds.empty())) return run_seeds(std::move(config), options).out_dir;
-  return run_experiment(std::move(config), options).out_dir;
+  return keeping_torch_generator([&] {
+    ExperimentConfig config = load_config(config_path);
+    if (!options.overrides.seed && (!options.seeds.empty() || !config.seeds.empty())) return run_seeds(std::move(config), options).out_dir;
+    return run_experiment(std::move(config), options).out_dir;
+  });
 }
 
 // The runs of a results folder, as read_results finds them (a policy folder, an experiment's, or a

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace experiments::python {
 
@@ -23,13 +24,11 @@ inline std::timed_mutex& torch_generator_lock() {
   return lock;
 }
 
-// Runs `f` holding the process-wide lock, with the default CPU generator put back afterwards
-// (also when `f` throws) to the state it had before. `what` names the caller in the timeout's error.
+// Runs `f` with the default CPU generator put back afterwards (also when `f` throws), without the
+// lock: for a whole experiment (orchestra.run), which may take hours and seeds the generator as the
+// command line does; the user's next torch draw is what it would have been.
 template <class F>
-auto with_torch_generator(const std::string& what, F&& f) {
-  std::unique_lock<std::timed_mutex> lock(torch_generator_lock(), std::defer_lock);
-  if (!lock.try_lock_for(kTorchGeneratorTimeout))
-    throw std::runtime_error(what + ": another thread has held libtorch's generator for 10 minutes");
+auto keeping_torch_generator(F&& f) {
   at::Generator generator = at::detail::getDefaultCPUGenerator();
   const at::Tensor saved = generator.get_state();
   struct Restore {
@@ -38,6 +37,16 @@ auto with_torch_generator(const std::string& what, F&& f) {
     ~Restore() { generator.set_state(state); }
   } restore{generator, saved};
   return f();
+}
+
+// Runs `f` holding the process-wide lock, with the default CPU generator put back afterwards
+// (also when `f` throws) to the state it had before. `what` names the caller in the timeout's error.
+template <class F>
+auto with_torch_generator(const std::string& what, F&& f) {
+  std::unique_lock<std::timed_mutex> lock(torch_generator_lock(), std::defer_lock);
+  if (!lock.try_lock_for(kTorchGeneratorTimeout))
+    throw std::runtime_error(what + ": another thread has held libtorch's generator for 10 minutes");
+  return keeping_torch_generator(std::forward<F>(f));
 }
 
 }  // namespace experiments::python

@@ -18,7 +18,8 @@ def run(config, out=None, seed=None, seeds=None, threads=None, quiet=False):
     quiet    no progress on stderr
 
     A bad config raises orchestra.ConfigError (a ValueError) naming file:line: key, before
-    anything is written. The call releases the GIL while the experiment runs.
+    anything is written. The call releases the GIL while the experiment runs, and leaves torch's
+    default generator as it found it (the experiment seeds it, as `orchestra run` does).
     """
     out_dir = _core.run(os.fspath(config), os.fspath(out) if out is not None else "", seed,
                         list(seeds) if seeds is not None else None, threads, quiet)
