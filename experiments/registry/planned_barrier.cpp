@@ -71,8 +71,13 @@ BarrierPlan plan_entry_barrier(common::YamlReader& r, const ExperimentConfig& co
   BarrierPlanRequest request;
   request.surrogate_file = surrogate_path(r, config);
   request.surrogate = read_workload_surrogate(r, "surrogate", request.surrogate_file, config);
+  // The default seeds never hold the run's own (a run on seed 101: `surrogate pick` sweeps on the
+  // default seeds, and a planned policy among its runs plans on them too): it gives way to the
+  // seed after the last. Seeds given by planning_seeds are the user's, and refused below.
   std::vector<std::int64_t> fallback_seeds;
   for (auto s : default_planning_seeds()) fallback_seeds.push_back(static_cast<std::int64_t>(s));
+  for (auto& s : fallback_seeds)
+    if (static_cast<std::uint64_t>(s) == config.seed) s = static_cast<std::int64_t>(default_planning_seeds().back()) + 1;
   const std::vector<std::int64_t> seeds = r.integers("planning_seeds", fallback_seeds, 0, std::numeric_limits<std::int64_t>::max());
   if (seeds.empty()) r.fail("planning_seeds", "list at least one seed");
   if (static_cast<std::int64_t>(seeds.size()) > kMaxPlanningSeeds) r.fail("planning_seeds", "at most " + std::to_string(kMaxPlanningSeeds) + " seeds");

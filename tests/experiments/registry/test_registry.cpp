@@ -175,6 +175,12 @@ TEST_CASE("registry: planned-t runs the planned T where the plan reached the tar
   CHECK(guess.resolved["plan"]["by"] == "orchestra-lcm");
   const auto kept = drawn_config_with("{name: planned-t, fallback: none}");
   CHECK(controller(experiments::make_policy(kept.policies[0], kept)).fixed_barrier_ms == 123);
+  CHECK(stub_asked.seeds == experiments::default_planning_seeds());  // 101-110
+  // A run on one of the default seeds plans on the others and the one after them.
+  auto on_103 = drawn_config_with("{name: planned-t}");
+  on_103.seed = 103;
+  experiments::make_policy(on_103.policies[0], on_103);
+  CHECK(stub_asked.seeds == std::vector<std::uint64_t>{101, 102, 111, 104, 105, 106, 107, 108, 109, 110});
   // The run's own seed among the planning seeds, and a surrogate fitted on another workload.
   const auto own = drawn_config_with("{name: planned-t, planning_seeds: [1, 2]}");
   CHECK_THROWS_WITH_AS(experiments::make_policy(own.policies[0], own), doctest::Contains("planning_seeds: holds the run's own seed 1"),

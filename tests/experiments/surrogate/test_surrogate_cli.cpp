@@ -220,6 +220,12 @@ TEST_CASE("orchestra surrogate fidelity --epochs --target: real and surrogate ru
   const auto again = testing::run_command(pick + (dir / "p2"));
   REQUIRE_MESSAGE(again.exit_code == 0, again.output);
   CHECK(testing::read_text(dir / "p2/pick.csv") == testing::read_text(dir / "p/pick.csv"));
+  // On its default seeds (101-110) beside the shipped policy, which plans its start on the default
+  // planning seeds too: each run's own seed gives way (README's example of the command).
+  const auto defaults = testing::run_command(kBinary + " surrogate pick " + (dir / "s.json") + " " + (dir / "task.yaml") + " --policy " +
+                                             shipped + " --epochs 1 --target 0.3 --quiet --out " + (dir / "p-defaults"));
+  REQUIRE_MESSAGE(defaults.exit_code == 0, defaults.output);
+  CHECK(std::filesystem::exists(dir / "p-defaults/pick.csv"));
   // Judged on a real evaluation of seed 1: planned on seed 1 it would have seen that seed's draws,
   // refused before anything runs; planned on seed 2, its real time on seed 1 is the sweep's run at
   // the picked T, over the oracle of that seed.
