@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <set>
@@ -190,7 +191,11 @@ env::Perturbation read_perturbation(common::YamlReader& r, const env::ClusterSpe
     if (c.workers[i].name == worker) p.worker = static_cast<int>(i);
   if (p.worker < 0) r.fail("worker", "no worker named '" + worker + "' in the cluster");
   p.start_s = r.real("start_s", 0.0, common::kClockS);
-  p.end_s = r.has("end_s") ? r.real("end_s", kHuge, common::kClockS) : r.real("end_s", kHuge, 0.0, kHuge);  // absent: to the end
+  // Absent: to the end, which config.json records as the largest double; read back, that value
+  // means the same (`orchestra calibrate` reads a launched run's config.json).
+  const YAML::Node end = r.has("end_s") ? YAML::Node(r.raw("end_s")) : YAML::Node();
+  const bool to_the_end = !end || (end.IsScalar() && std::strtod(end.Scalar().c_str(), nullptr) == kHuge);
+  p.end_s = to_the_end ? r.real("end_s", kHuge, 0.0, kHuge) : r.real("end_s", kHuge, common::kClockS);
   if (p.end_s <= p.start_s) r.fail("end_s", "must be after start_s");
   p.slowdown = r.real("slowdown", 1.0, common::kSlowdown);
   p.add_ms = r.real("add_ms", 0.0, common::kStepMs);

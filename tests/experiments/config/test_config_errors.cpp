@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "common/errors.hpp"
 #include "env/surrogate/surrogate_file.hpp"
@@ -142,6 +143,27 @@ TEST_CASE("the resolved config keeps every section a calibration reads back (dat
   CHECK(c.resolved["network"].contains("bandwidth_gbps"));
   REQUIRE(c.resolved["cluster"]["perturbations"].size() == 1);
   CHECK(c.resolved["cluster"]["perturbations"][0]["slowdown"] == 2.0);
+}
+
+TEST_CASE("a perturbation without end_s lasts to the end, and its config.json reads back as the same") {
+  const auto at = std::string(kValid).find("policies:");
+  std::string open = std::string(kValid).substr(0, at) + "  perturbations:\n    - {worker: b, start_s: 2, slowdown: 3}\n" +
+                     std::string(kValid).substr(at);
+  open.replace(open.find("{points: [[2, 3], [4, 4], [8, 6]]}"), 34, "{coefficients: [2, 0.5]}");  // a model that reads back alone
+  const auto config = parse_config(open, "x.yaml");
+  REQUIRE(config.cluster.perturbations.size() == 1);
+  CHECK(config.cluster.perturbations[0].end_s == std::numeric_limits<double>::max());
+  // config.json holds the resolved config, the open end as the largest double; read back (as
+  // `orchestra calibrate` reads a launched run's), it is the same perturbation.
+  nlohmann::json written = config.resolved;
+  for (const char* key : {"file", "seeds"}) written.erase(key);  // as calibrate reads it back (calibration/real_run.cpp)
+  written["policies"] = nlohmann::json::array({"dsgd"});
+  const auto again = parse_config(written.dump(2), "config.json");
+  REQUIRE(again.cluster.perturbations.size() == 1);
+  CHECK(again.cluster.perturbations[0].end_s == std::numeric_limits<double>::max());
+  CHECK(again.cluster.perturbations[0].start_s == 2);
+  // Any other end past the clock's limit is still refused.
+  check_error(open.replace(open.find("start_s: 2,"), 11, "start_s: 2, end_s: 2e9,"), "cluster.perturbations[0].end_s: expected a number >= 0 and <= 1e+09");
 }
 
 TEST_CASE("trace replay keys: time_model {trace}, perturbations {trace}, and their errors name the config line and the file's") {
