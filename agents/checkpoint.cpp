@@ -63,12 +63,19 @@ CheckpointState load_checkpoint(const std::string& path, ActorCritic& net, torch
     throw common::DataError(path + ": the checkpoint's network differs from the config's (observation size " +
                             std::to_string(read_int(archive, "observation_size", path)) + ", " +
                             std::to_string(read_int(archive, "parameter_count", path)) + " parameters)");
-  torch::serialize::InputArchive network;
-  archive.read("network", network);
-  net->load(network);
-  torch::serialize::InputArchive opt;
-  archive.read("optimizer", opt);
-  optimizer.load(opt);
+  try {
+    torch::serialize::InputArchive network;
+    archive.read("network", network);
+    net->load(network);
+    torch::serialize::InputArchive opt;
+    archive.read("optimizer", opt);
+    optimizer.load(opt);
+  } catch (const c10::Error& e) {
+    // A state of another optimizer (a3c.optimizer changed since) fails deep in libtorch: one line.
+    const std::string why = e.what_without_backtrace();
+    throw common::DataError(path + ": the checkpoint's network or optimizer state does not fit this config's (" +
+                            why.substr(0, why.find('\n')) + "): resume with the config it was trained with");
+  }
   CheckpointState state;
   state.updates = read_int(archive, "updates", path);
   state.episodes = read_int(archive, "episodes", path);

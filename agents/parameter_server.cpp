@@ -9,6 +9,7 @@
 
 #include "agents/checkpoint.hpp"
 #include "agents/policy_file.hpp"
+#include "common/atomic_file.hpp"
 #include "common/errors.hpp"
 #include "orchestra/barrier_env.hpp"
 
@@ -113,9 +114,11 @@ void ParameterServer::open_train_csv() {
       if (std::strtoll(line.c_str(), nullptr, 10) <= updates_.load()) kept += line + "\n";
     }
   }
-  train_csv_.open(path, std::ios::trunc);
+  // The kept rows replace the file in one step (temp + fsync + rename): a kill between truncating
+  // it and writing them back would lose the whole history. New rows are appended after.
+  common::write_file_atomic(path, kept);
+  train_csv_.open(path, std::ios::app);
   if (!train_csv_) throw common::SystemError(path + ": cannot write");
-  train_csv_ << kept << std::flush;
 }
 
 ServeResult ParameterServer::serve(const std::function<bool()>& keep_going) {

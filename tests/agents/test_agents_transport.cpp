@@ -433,6 +433,16 @@ TEST_CASE("checkpoints: resume continues from the saved update counter with the 
   missing.resume = true;
   CHECK_THROWS_WITH_AS(agents::ParameterServer(context, missing), doctest::Contains("no checkpoint to resume from"),
                        common::DataError);
+
+  // Another optimizer than the checkpoint's: one data error, not libtorch's internal assert.
+  auto other_optimizer = resumed;
+  other_optimizer.bind = "inproc://a3c-ckpt-4";
+  other_optimizer.a3c.optimizer = options.a3c.optimizer == agents::OptimizerKind::Adam ? agents::OptimizerKind::RmsProp
+                                                                                      : agents::OptimizerKind::Adam;
+  CHECK_THROWS_WITH_AS(agents::ParameterServer(context, other_optimizer),
+                       doctest::Contains("checkpoint.pt: the checkpoint's network or optimizer state does not fit this config's"),
+                       common::DataError);
+  CHECK(testing::read_text(dir / "train.csv") == csv);  // nothing lost
 }
 
 TEST_CASE("a3c.init_policy: the server starts from the file's network and trains on from it, another shape is refused") {
