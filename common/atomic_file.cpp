@@ -1,6 +1,7 @@
 #include "common/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <stdio.h>  // renameat2 (glibc >= 2.28, _GNU_SOURCE)
 #include <unistd.h>
 
 #include <cerrno>
@@ -54,6 +55,31 @@ std::vector<char> read_file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw DataError(path + ": cannot read (" + std::strerror(errno) + ")");
   return std::vector<char>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void replace_folder(const std::string& staging, const std::string& target) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(target, ec)) {
+    fs::rename(staging, target, ec);
+    if (ec) throw SystemError(target + ": cannot put the new folder in place (" + ec.message() + ")");
+    return;
+  }
+  if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
+    fs::remove_all(staging, ec);  // now the old folder
+    return;
+  }
+  // No swap on this file system: the old folder aside first, then the new one in its place.
+  const std::string aside = staging + ".old";
+  fs::rename(target, aside, ec);
+  if (ec) throw SystemError(target + ": cannot move the old folder aside (" + ec.message() + ")");
+  fs::rename(staging, target, ec);
+  if (ec) {
+    std::error_code back;
+    fs::rename(aside, target, back);
+    throw SystemError(target + ": cannot put the new folder in place (" + ec.message() + ")");
+  }
+  fs::remove_all(aside, ec);
 }
 
 }  // namespace common

@@ -13,6 +13,13 @@ namespace common {
 void write_file_atomic(const std::string& path, std::string_view content);
 void write_file_atomic(const std::string& path, const std::vector<char>& bytes);
 
+// Puts the folder `staging` (complete) at `target`, in place of what is there: where `target`
+// exists the two are swapped in one step (renameat2 RENAME_EXCHANGE), so no moment shows neither,
+// and then the old one is removed. Where the file system cannot swap, the old folder is first
+// renamed aside (its contents never deleted before the new are in place). Throws
+// common::SystemError naming `target` when it cannot.
+void replace_folder(const std::string& staging, const std::string& target);
+
 // The whole file; throws common::DataError naming the path when it cannot be read (a missing input file).
 std::vector<char> read_file_bytes(const std::string& path);
 

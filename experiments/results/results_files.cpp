@@ -91,8 +91,7 @@ void write_policy_folder(const std::string& out_dir, const PolicyOutcome& o, con
     std::error_code ec;
     if (fs::exists(final_dir, ec) && !fs::is_regular_file(final_dir / "summary.json", ec) && !fs::is_empty(final_dir, ec))
       throw common::FolderError(common::ExitCode::BadInput, final_dir.string() + ": exists and holds no policy results: not replaced");
-    fs::remove_all(final_dir);
-    fs::rename(staging, final_dir);
+    common::replace_folder(staging.string(), final_dir.string());  // swapped in one step: never neither
   } catch (...) {
     std::error_code ec;
     fs::remove_all(staging, ec);

@@ -316,11 +316,16 @@ void copy_run_folder(const fs::path& from, const fs::path& to) {
     ::umask(mask);
     fs::permissions(staging, fs::perms::all & ~static_cast<fs::perms>(mask));
     fs::copy(from, staging, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
-    nlohmann::json summary = nlohmann::json::parse(std::ifstream(from / "summary.json"));
+    nlohmann::json summary;
+    try {
+      summary = nlohmann::json::parse(std::ifstream(from / "summary.json"));
+    } catch (const nlohmann::json::exception& e) {
+      throw common::DataError((from / "summary.json").string() + ": not valid JSON (" + e.what() + ")");
+    }
     summary["copied_from"] = fs::absolute(from).lexically_normal().string();
     common::write_file_atomic((staging / "summary.json").string(), summary.dump(2) + "\n");
-    fs::remove_all(to);  // this label's earlier results: the claim on the folder checked whose they are
-    fs::rename(staging, to);
+    // In place of this label's earlier results (the claim on the folder checked whose they are).
+    common::replace_folder(staging.string(), to.string());
   } catch (...) {
     std::error_code ec;
     fs::remove_all(staging, ec);

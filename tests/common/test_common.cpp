@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 #include <unistd.h>
 
 #include "common/atomic_file.hpp"
@@ -65,6 +67,28 @@ TEST_CASE("atomic file: writes whole, replaces, leaves no temporary, and reads b
                        doctest::Contains("missing/f.txt: cannot write"), std::runtime_error);
   CHECK_THROWS_WITH_AS(common::read_file_bytes((dir / "none").string()), doctest::Contains("none: cannot read"), std::runtime_error);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("replace folder: the new folder in place of the old, or where there was none, nothing else left") {
+  namespace fs = std::filesystem;
+  const auto dir = fs::temp_directory_path() / ("common-replace-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "target");
+  common::write_file_atomic((dir / "target/old.txt").string(), std::string("old"));
+  fs::create_directories(dir / ".staging");
+  common::write_file_atomic((dir / ".staging/new.txt").string(), std::string("new"));
+  common::replace_folder((dir / ".staging").string(), (dir / "target").string());
+  CHECK(fs::exists(dir / "target/new.txt"));
+  CHECK_FALSE(fs::exists(dir / "target/old.txt"));
+  std::vector<std::string> left;
+  for (const auto& entry : fs::directory_iterator(dir)) left.push_back(entry.path().filename().string());
+  CHECK(left == std::vector<std::string>{"target"});  // the old folder removed, no staging or aside name
+  fs::create_directories(dir / ".second");
+  common::replace_folder((dir / ".second").string(), (dir / "fresh").string());
+  CHECK(fs::is_directory(dir / "fresh"));
+  CHECK_FALSE(fs::exists(dir / ".second"));
+  CHECK_THROWS_WITH_AS(common::replace_folder((dir / ".none").string(), (dir / "other").string()),
+                       doctest::Contains("other: cannot put the new folder in place"), std::runtime_error);
+  fs::remove_all(dir);
 }
 
 TEST_CASE("errors: what the user gave exits 2, a failure at run time exits 1, each with its kind") {
