@@ -15,7 +15,18 @@ namespace experiments {
 namespace fs = std::filesystem;
 
 std::string surrogate_variant(const std::string& config_path, const std::string& surrogate) {
-  YAML::Node root = YAML::LoadFile(config_path);
+  // The user's file is read here before the variant is: its errors name it, not the variant.
+  if (!fs::is_regular_file(config_path)) throw common::ConfigError(config_path + ": no such config file");
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(config_path);
+  } catch (const YAML::Exception& e) {
+    throw common::ConfigError(config_path + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML (" + e.msg + ")");
+  }
+  if (!root.IsMap()) throw common::ConfigError(config_path + ": expected a mapping of keys (name:, cluster:, ...)");
+  for (const char* key : {"data", "runtime"})
+    if (root[key] && !root[key].IsMap())
+      throw common::ConfigError(config_path + ":" + std::to_string(root[key].Mark().line + 1) + ": " + key + ": expected a mapping of keys");
   if (root["data"] && root["data"]["path"] && root["data"]["path"].IsScalar()) {
     const fs::path data = root["data"]["path"].Scalar();
     if (data.is_relative()) root["data"]["path"] = fs::absolute(fs::path(config_path).parent_path() / data).lexically_normal().string();

@@ -101,6 +101,18 @@ TEST_CASE("surrogate fidelity: a config's surrogate variant trains on the surrog
   CHECK(text.find(std::filesystem::absolute("s.json").string()) != std::string::npos);
   CHECK(text.find((dir.path / "data").string()) != std::string::npos);
   CHECK(text.find("threads: 1") != std::string::npos);
+  // The user's file's own errors name it (and its line), before any variant is written.
+  testing::write_text(dir / "bad.yaml", "name: x\n  bad: [\n");
+  CHECK_THROWS_WITH_AS(experiments::surrogate_variant(dir / "bad.yaml", "s.json"), doctest::Contains("bad.yaml:2: not valid YAML"),
+                       common::ConfigError);
+  testing::write_text(dir / "list.yaml", "- a\n- b\n");
+  CHECK_THROWS_WITH_AS(experiments::surrogate_variant(dir / "list.yaml", "s.json"), doctest::Contains("list.yaml: expected a mapping"),
+                       common::ConfigError);
+  testing::write_text(dir / "scalar.yaml", "name: x\ndata: 5\n");
+  CHECK_THROWS_WITH_AS(experiments::surrogate_variant(dir / "scalar.yaml", "s.json"), doctest::Contains("scalar.yaml:2: data: expected a mapping"),
+                       common::ConfigError);
+  CHECK_THROWS_WITH_AS(experiments::surrogate_variant(dir / "none.yaml", "s.json"), doctest::Contains("none.yaml: no such config file"),
+                       common::ConfigError);
 }
 
 TEST_CASE("surrogate calibration: both drift scales scaled, misses counted per side, the choice by its rules") {
