@@ -12,6 +12,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/errors.hpp"
+#include "common/json_diff.hpp"
 #include "env/sim/round_rules.hpp"
 #include "env/train/compute_threads.hpp"
 #include "env/train/local_sgd_env.hpp"
@@ -190,6 +191,54 @@ const std::string& round_log_header() {
   return header;
 }
 
+namespace {
+
+nlohmann::json read_json_file(const std::filesystem::path& path) {
+  try {
+    const std::vector<char> bytes = common::read_file_bytes(path.string());
+    return nlohmann::json::parse(bytes.begin(), bytes.end());
+  } catch (const nlohmann::json::exception& e) {
+    throw common::DataError(path.string() + ": not valid JSON (" + e.what() + ")");
+  }
+}
+
+// A folder that already holds a log is only continued by the same log: the same task, seed, target
+// and episode rules (the config's path aside), and chunks that either are this run's or do not
+// overlap them. Otherwise its skipped chunks would be another log's, and fit would mix the two.
+void check_same_log(const RoundLogOptions& options, const nlohmann::json& task, const nlohmann::json& about) {
+  namespace fs = std::filesystem;
+  const fs::path dir = options.out_dir;
+  const auto refuse = [&](const std::string& why) {
+    throw common::FolderError(common::ExitCode::BadInput, options.out_dir + ": holds another round log (" + why +
+                                                              "): log into another folder, or remove it first");
+  };
+  if (fs::exists(dir / "task.json") && read_json_file(dir / "task.json") != task)
+    refuse("its task.json: " + common::describe_differences(read_json_file(dir / "task.json"), task));
+  if (fs::exists(dir / "log.json")) {
+    nlohmann::json before = read_json_file(dir / "log.json"), now = about;
+    if (before.is_object()) before.erase("config");
+    now.erase("config");
+    if (before != now) refuse("its log.json: " + common::describe_differences(before, now));
+  }
+  std::vector<std::pair<std::int64_t, std::int64_t>> planned;
+  const std::int64_t end = options.first_episode + options.episodes;
+  for (std::int64_t first = options.first_episode; first < end; first += options.chunk)
+    planned.emplace_back(first, std::min(end, first + options.chunk) - 1);
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    long long a = 0, b = 0;
+    char tail = 0;
+    const std::string name = entry.path().filename().string();
+    if (std::sscanf(name.c_str(), "rounds-%lld-%lld.cs%c", &a, &b, &tail) != 3 &&
+        std::sscanf(name.c_str(), "episodes-%lld-%lld.cs%c", &a, &b, &tail) != 3)
+      continue;
+    for (const auto& [first, last] : planned)
+      if (a <= last && first <= b && !(a == first && b == last))
+        refuse(name + " overlaps this run's episodes " + std::to_string(first) + "-" + std::to_string(last) + ", logged with another --chunk");
+  }
+}
+
+}  // namespace
+
 RoundLogSummary log_real_rounds(const TrainConfig& config, const RoundLogOptions& options) {
   if (config.environment != TrainEnvironment::LocalSgd)
     throw common::ConfigError(config.file + ": environment: the round log needs real training (environment: local-sgd)");
@@ -199,14 +248,15 @@ RoundLogSummary log_real_rounds(const TrainConfig& config, const RoundLogOptions
   env::set_compute_threads(1);
   auto data = std::make_shared<const env::DatasetPair>(env::load_dataset(base.data, base.data_seed));
   std::filesystem::create_directories(options.out_dir);
-  common::write_file_atomic((std::filesystem::path(options.out_dir) / "task.json").string(),
-                            env::task_to_json(env::task_of(base.data, base.training, base.global_batch, *data)).dump(2) + "\n");
+  const nlohmann::json task = env::task_to_json(env::task_of(base.data, base.training, base.global_batch, *data));
   const nlohmann::json about = {{"config", config.file},
                                 {"seed", options.seed},
                                 {"target_accuracy", base.budget.target_accuracy},
                                 {"max_epochs", base.budget.max_epochs},
                                 {"after_target_epochs", options.after_target_epochs},
                                 {"static_share", options.static_share}};
+  check_same_log(options, task, about);
+  common::write_file_atomic((std::filesystem::path(options.out_dir) / "task.json").string(), task.dump(2) + "\n");
   common::write_file_atomic((std::filesystem::path(options.out_dir) / "log.json").string(), about.dump(2) + "\n");
 
   RoundLogSummary summary;

@@ -60,6 +60,24 @@ TEST_CASE("surrogate log: one row per real round, the same files for the same se
   const auto again = experiments::log_real_rounds(config, options);
   CHECK(again.episodes_run == 0);
   CHECK(again.episodes_skipped == 3);
+  // ... but only by the same log: another seed, or another --chunk over the same episodes, is
+  // refused before anything is written (fit would mix the two logs).
+  const std::string task_before = testing::read_text(dir / "b/task.json");
+  auto other_seed = options;
+  other_seed.seed = 10;
+  CHECK_THROWS_WITH_AS(experiments::log_real_rounds(config, other_seed), doctest::Contains("b: holds another round log (its log.json: seed (9, now 10))"),
+                       common::FolderError);
+  auto other_chunk = options;
+  other_chunk.chunk = 3;
+  CHECK_THROWS_WITH_AS(experiments::log_real_rounds(config, other_chunk), doctest::Contains("logged with another --chunk"), common::FolderError);
+  CHECK(testing::read_text(dir / "b/task.json") == task_before);
+  auto more = options;  // episodes after the logged ones: continues the log
+  more.first_episode = 3;
+  more.episodes = 1;
+  CHECK(experiments::log_real_rounds(config, more).episodes_run == 1);
+  more.first_episode = 2;  // ... but not a chunk over a logged one's episodes
+  more.episodes = 2;
+  CHECK_THROWS_WITH_AS(experiments::log_real_rounds(config, more), doctest::Contains("rounds-000002-000002.csv overlaps"), common::FolderError);
 
   const experiments::RoundLogs logs = experiments::read_round_logs({dir / "a"});
   REQUIRE(logs.episodes.size() == 3);
