@@ -46,6 +46,7 @@ at microseconds per round (README, "The surrogate of training").
       --episodes N   episodes to run (default 100)
       --first K      the first episode's index (default 0): two processes given disjoint ranges
                      fill one folder; chunks already written are skipped, so a rerun resumes
+                     (only the same log: another task, --seed or --chunk over them is refused)
       --seed S       episode k's seed is derived from (S, k) (default 1)
       --chunk C      episodes per file (default 25)
       --after-target E   epochs run past the first evaluation at the target (default 0.5)

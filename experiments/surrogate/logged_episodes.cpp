@@ -53,7 +53,11 @@ double number(const std::string& text, const std::string& where) {
   throw common::DataError(where + ": expected a number, got '" + text + "'");
 }
 
-void read_episodes_file(const std::filesystem::path& path, const std::string& folder, std::map<std::int64_t, LoggedEpisode>& episodes) {
+// Per episode id, the rounds its episodes row says it ran: its rounds rows must be exactly those.
+using RoundCounts = std::map<std::int64_t, std::int64_t>;
+
+void read_episodes_file(const std::filesystem::path& path, const std::string& folder, std::map<std::int64_t, LoggedEpisode>& episodes,
+                        RoundCounts& counts) {
   std::ifstream in(path);
   std::string line;
   std::getline(in, line);
@@ -63,7 +67,7 @@ void read_episodes_file(const std::filesystem::path& path, const std::string& fo
     if (it == header.end()) throw common::DataError(path.string() + ": no column '" + name + "'");
     return static_cast<std::size_t>(it - header.begin());
   };
-  const std::size_t id_col = column("episode"), schedule_col = column("schedule");
+  const std::size_t id_col = column("episode"), schedule_col = column("schedule"), rounds_col = column("rounds");
   for (int n = 2; std::getline(in, line); ++n) {
     if (line.empty()) continue;
     const auto f = split(line, ',');
@@ -73,6 +77,8 @@ void read_episodes_file(const std::filesystem::path& path, const std::string& fo
     e.source = folder;
     e.id = static_cast<std::int64_t>(number(f[id_col], where));
     e.static_barrier = f[schedule_col] == "static";
+    if (episodes.count(e.id)) throw common::DataError(where + ": episode " + std::to_string(e.id) + " is in two rows (two logs in one folder?)");
+    counts[e.id] = static_cast<std::int64_t>(number(f[rounds_col], where));
     episodes[e.id] = e;
   }
 }
@@ -84,7 +90,7 @@ void read_rounds_file(const std::filesystem::path& path, std::map<std::int64_t, 
   if (line != round_log_header()) throw common::DataError(path.string() + ":1: not the header of a round log (another version?)");
   const auto header = split(line, ',');
   const auto column = [&](const char* name) { return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin()); };
-  const std::size_t c_episode = column("episode"), c_weighting = column("weighting"), c_lr = column("lr"), c_clock = column("clock_ms"),
+  const std::size_t c_episode = column("episode"), c_round = column("round"), c_weighting = column("weighting"), c_lr = column("lr"), c_clock = column("clock_ms"),
                     c_progress = column("progress_after"), c_plan = column("plan"), c_loss_before = column("loss_before"),
                     c_acc_before = column("acc_before"), c_loss = column("loss_after"), c_acc = column("acc_after"),
                     c_train = column("train_loss"), c_end = column("epoch_end");
@@ -97,6 +103,11 @@ void read_rounds_file(const std::filesystem::path& path, std::map<std::int64_t, 
     const auto it = episodes.find(id);
     if (it == episodes.end()) throw common::DataError(where + ": episode " + std::to_string(id) + " is not in the episodes files");
     LoggedEpisode& e = it->second;
+    // Each episode's rounds in order, each once: a chunk logged twice, or rows out of place, would
+    // fit the surrogate on rounds that never followed each other.
+    if (number(f[c_round], where) != static_cast<double>(e.rounds.size()))
+      throw common::DataError(where + ": round " + f[c_round] + " of episode " + std::to_string(id) + ", expected round " +
+                              std::to_string(e.rounds.size()) + " (rounds repeated or out of order)");
     if (e.rounds.empty()) {
       e.initial_loss = number(f[c_loss_before], where);
       e.initial_accuracy = number(f[c_acc_before], where);
@@ -136,6 +147,9 @@ RoundLogs read_round_logs(const std::vector<std::string>& folders) {
   for (std::size_t k = 0; k < folders.size(); ++k) {
     const std::string& folder = folders[k];
     if (!std::filesystem::is_directory(folder)) throw common::DataError(folder + ": no such folder");
+    for (std::size_t j = 0; j < k; ++j)
+      if (std::filesystem::equivalent(folders[j], folder))
+        throw common::DataError(folder + ": given twice (as " + folders[j] + "): its episodes would count twice");
     const std::filesystem::path dir(folder);
     env::SurrogateTask task;
     try {
@@ -158,10 +172,16 @@ RoundLogs read_round_logs(const std::vector<std::string>& folders) {
     std::map<std::int64_t, LoggedEpisode> episodes;
     const auto episode_files = files_of(folder, "episodes-");
     if (episode_files.empty()) throw common::DataError(folder + ": no episodes-*.csv (not a folder written by orchestra surrogate log)");
-    for (const auto& f : episode_files) read_episodes_file(f, folder, episodes);
+    RoundCounts counts;
+    for (const auto& f : episode_files) read_episodes_file(f, folder, episodes, counts);
     for (const auto& f : files_of(folder, "rounds-")) read_rounds_file(f, episodes);
-    for (auto& [id, e] : episodes)
+    for (auto& [id, e] : episodes) {
+      // An episode with rounds has all of them (a rounds file cut at a line boundary still parses).
+      if (!e.rounds.empty() && static_cast<std::int64_t>(e.rounds.size()) != counts[id])
+        throw common::DataError(folder + ": episode " + std::to_string(id) + " has " + std::to_string(e.rounds.size()) +
+                                " rounds in the rounds files, its episodes row says " + std::to_string(counts[id]) + " (a truncated file?)");
       if (!e.rounds.empty()) logs.episodes.push_back(std::move(e));
+    }
     logs.folders.push_back(folder);
   }
   return logs;

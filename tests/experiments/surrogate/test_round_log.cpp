@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "common/errors.hpp"
 #include "experiments/runner/train_config.hpp"
 #include "experiments/surrogate/logged_episodes.hpp"
 #include "experiments/surrogate/round_log.hpp"
@@ -81,6 +82,22 @@ TEST_CASE("surrogate log: one row per real round, the same files for the same se
 
   const experiments::RoundLogs logs = experiments::read_round_logs({dir / "a"});
   REQUIRE(logs.episodes.size() == 3);
+  // Read back whole or not at all: a folder given twice, a rounds file cut at a line boundary, or
+  // rounds out of order would fit the surrogate on rounds that never ran as read.
+  CHECK_THROWS_WITH_AS(experiments::read_round_logs({dir / "a", dir / "a/."}), doctest::Contains("given twice"), common::DataError);
+  std::filesystem::copy(dir / "a", dir / "cut");
+  std::string rounds = testing::read_text(dir / "cut/rounds-000002-000002.csv");
+  rounds.erase(rounds.rfind('\n', rounds.size() - 2) + 1);  // the last round's row
+  testing::write_text(dir / "cut/rounds-000002-000002.csv", rounds);
+  CHECK_THROWS_WITH_AS(experiments::read_round_logs({dir / "cut"}), doctest::Contains("episode 2 has"), common::DataError);
+  std::filesystem::copy(dir / "a", dir / "shuffled");
+  std::string first_chunk = testing::read_text(dir / "shuffled/rounds-000000-000001.csv");
+  const auto row = first_chunk.find("\n0,0,");
+  REQUIRE(row != std::string::npos);
+  first_chunk.replace(row, 5, "\n0,7,");
+  testing::write_text(dir / "shuffled/rounds-000000-000001.csv", first_chunk);
+  CHECK_THROWS_WITH_AS(experiments::read_round_logs({dir / "shuffled"}), doctest::Contains("round 7 of episode 0, expected round 0"),
+                       common::DataError);
   CHECK(logs.rounds() == first.rounds);
   CHECK(logs.task.train_samples == 480);
   CHECK(logs.task.model == "mlp [16]");
