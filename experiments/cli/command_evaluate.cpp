@@ -91,7 +91,7 @@ std::vector<double> parse_ms_list(const std::string& flag, const std::string& te
 
 int command_evaluate(const Args& args) {
   EvaluateOptions options;
-  bool seeds_given = false, sweep_given = false;
+  bool seeds_given = false, sweep_given = false, points_given = false, ms_given = false;
   for (ArgCursor arg(args); arg.next();) {
     const std::string& a = arg.arg();
     if (a == "-h" || a == "--help") {
@@ -102,10 +102,10 @@ int command_evaluate(const Args& args) {
       seeds_given = true;
     } else if (a == "--sweep") {
       options.sweep_points = static_cast<int>(arg.integer(1, 64));
-      sweep_given = true;
+      sweep_given = points_given = true;
     } else if (a == "--sweep-ms") {
       options.sweep_ms = parse_ms_list("--sweep-ms", arg.value());
-      sweep_given = true;
+      sweep_given = ms_given = true;
     } else if (a == "--out") {
       options.out_dir = arg.value();
     } else if (a == "--jobs") {
@@ -130,6 +130,7 @@ int command_evaluate(const Args& args) {
       options.configs.push_back(a);
     }
   }
+  if (points_given && ms_given) throw UsageError("--sweep and --sweep-ms: give one (a number of points, or the points themselves)");
   if (!options.baselines_from.empty()) {
     // The earlier evaluation fixes what the baselines ran on.
     if (!options.configs.empty()) throw UsageError("--baselines-from takes the clusters from " + options.baselines_from + ": give no CONFIG files");

@@ -117,6 +117,9 @@ TEST_CASE("orchestra evaluate: a sweep value twice names the flag, before anythi
   auto r = testing::run_command(bin + " evaluate " + policy + " " + config + " --sweep-ms 100,100 --out " + (tmp / "eval") + " --quiet");
   CHECK(r.exit_code == 2);
   CHECK(r.output == "orchestra evaluate: --sweep-ms: 100 is listed twice\n");
+  r = testing::run_command(bin + " evaluate " + policy + " " + config + " --sweep 2 --sweep-ms 100 --out " + (tmp / "eval") + " --quiet");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output == "orchestra evaluate: --sweep and --sweep-ms: give one (a number of points, or the points themselves)\n");
   // A config whose stem is no name would name the cluster's folder.
   fs::copy_file(config, tmp / "..yaml");
   r = testing::run_command(bin + " evaluate " + policy + " " + (tmp / "..yaml") + " --sweep-ms 100 --out " + (tmp / "eval") + " --quiet");
