@@ -69,3 +69,17 @@ def write(path, text):
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
     return path
+
+
+def check_torch_draws_unchanged(case, call):
+    """call() leaves torch's default generator as it found it: the user's next torch.rand is what
+    it would have been (the module seeds the generator it shares with Debian's python3-torch)."""
+    try:
+        import torch
+    except ImportError:
+        case.skipTest("no torch")
+    torch.manual_seed(1)
+    expected = torch.rand(3)
+    torch.manual_seed(1)
+    call()
+    case.assertTrue(torch.equal(torch.rand(3), expected))
