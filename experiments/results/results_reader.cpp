@@ -211,6 +211,12 @@ PolicyResults read_policy_folder(const std::string& dir_name) {
   if (const auto problem = common::name_problem(p.label))
     throw common::DataError(summary_path.string() + ": label: " + common::quoted_name(p.label) + " " + *problem + ": not a policy's results");
   p.policy = text_field(summary, "policy", p.label, summary_path);
+  // What every run's summary.json holds (results_files.cpp; null where there is no value): a file
+  // without them is not a run's, and read as one it would compare as a miss of time NaN.
+  for (const char* key : {"target_accuracy", "time_to_target_s", "epochs"})
+    if (!summary.contains(key)) throw common::DataError(summary_path.string() + ": no " + key + ": not a run's summary");
+  if (!summary.contains("sim_time_s") && !summary.contains("wall_time_s"))
+    throw common::DataError(summary_path.string() + ": no sim_time_s or wall_time_s: not a run's summary");
   p.target_accuracy = number_field(summary, "target_accuracy", summary_path, kFraction);
   const double ttt = number_field(summary, "time_to_target_s", summary_path);
   if (std::isfinite(ttt)) p.time_to_target_s = ttt;

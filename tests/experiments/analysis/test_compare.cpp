@@ -123,7 +123,8 @@ TEST_CASE("compare: a malformed results file names itself") {
                          common::DataError);
   }
   SUBCASE("a number of the wrong type") {
-    testing::write_text(tmp / "exp/lbb/summary.json", R"({"label": "lbb", "final_loss": "low"})");
+    testing::write_text(tmp / "exp/lbb/summary.json",
+                        R"({"label": "lbb", "target_accuracy": 0.8, "time_to_target_s": null, "epochs": 2, "sim_time_s": 150.5, "final_loss": "low"})");
     CHECK_THROWS_WITH_AS(read_results({tmp / "exp"}), (tmp / "exp/lbb/summary.json" + ": final_loss: expected a number, got \"low\"").c_str(),
                          common::DataError);
   }

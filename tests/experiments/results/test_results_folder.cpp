@@ -234,6 +234,8 @@ TEST_CASE("results read back are checked: a label that is a path, values out of 
   refused("summary.json", "\"idle_s_per_worker\": [10, 20]", "\"idle_s_per_worker\": [10, \"x\"]", "idle_s_per_worker: expected seconds or null, got \"x\"");
   refused("summary.json", "\"idle_s_per_worker\": [10, 20]", "\"idle_s_per_worker\": \"10\"", "idle_s_per_worker: expected a list of seconds");
   refused("summary.json", "\"label\": \"dsgd\"", "\"label\": 5", "dsgd/summary.json: label: expected a string, got 5");
+  refused("summary.json", "\"time_to_target_s\": 100,", "", "dsgd/summary.json: no time_to_target_s: not a run's summary");
+  refused("summary.json", "\"sim_time_s\": 150.5,", "", "dsgd/summary.json: no sim_time_s or wall_time_s: not a run's summary");
   // null is a worker whose idle time was not measured (NaN as JSON writes it)
   testing::write_results(dir);
   std::string text = testing::read_text(dir + "/dsgd/summary.json");
