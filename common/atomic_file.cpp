@@ -14,6 +14,21 @@
 #include "common/errors.hpp"
 
 namespace common {
+namespace {
+
+// The rename is an entry of the parent folder: until the folder is on disk too, a power cut can
+// bring back the old file (or none) though the new one was written. Best effort: the new file is
+// already in place, and some file systems refuse fsync on a folder.
+void sync_parent_folder(const std::string& path) {
+  std::string parent = std::filesystem::path(path).parent_path().string();
+  if (parent.empty()) parent = ".";
+  const int fd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
 
 void write_file_atomic(const std::string& path, std::string_view content) {
   const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
@@ -45,6 +60,7 @@ void write_file_atomic(const std::string& path, std::string_view content) {
     std::remove(temporary.c_str());
     throw SystemError(path + ": cannot rename into place (" + ec.message() + ")");
   }
+  sync_parent_folder(path);
 }
 
 void write_file_atomic(const std::string& path, const std::vector<char>& bytes) {
@@ -52,6 +68,8 @@ void write_file_atomic(const std::string& path, const std::vector<char>& bytes) 
 }
 
 std::vector<char> read_file_bytes(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw DataError(path + ": is a folder, not a file");  // it would read as empty
   std::ifstream in(path, std::ios::binary);
   if (!in) throw DataError(path + ": cannot read (" + std::strerror(errno) + ")");
   return std::vector<char>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -63,9 +81,11 @@ void replace_folder(const std::string& staging, const std::string& target) {
   if (!fs::exists(target, ec)) {
     fs::rename(staging, target, ec);
     if (ec) throw SystemError(target + ": cannot put the new folder in place (" + ec.message() + ")");
+    sync_parent_folder(target);
     return;
   }
   if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
+    sync_parent_folder(target);
     fs::remove_all(staging, ec);  // now the old folder
     return;
   }
@@ -79,6 +99,7 @@ void replace_folder(const std::string& staging, const std::string& target) {
     fs::rename(aside, target, back);
     throw SystemError(target + ": cannot put the new folder in place (" + ec.message() + ")");
   }
+  sync_parent_folder(target);
   fs::remove_all(aside, ec);
 }
 

@@ -1,6 +1,7 @@
 // Results, policies and checkpoints are never half-written: each file is written to a temporary
 // name beside its target, flushed to disk (fsync) and renamed over it, so a crash or a killed
-// process leaves either the old file or the new one, never part of one.
+// process leaves either the old file or the new one, never part of one; the folder is flushed after
+// the rename too, so that the rename itself survives a power cut.
 #pragma once
 
 #include <string>

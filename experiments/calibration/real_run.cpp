@@ -6,25 +6,12 @@
 #include <cmath>
 
 #include "common/errors.hpp"
+#include "common/json_file.hpp"
 #include "common/json_diff.hpp"
 #include "experiments/results/results_folder.hpp"
 #include "experiments/results/results_reader.hpp"
 
 namespace experiments::calibration {
-namespace {
-
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw common::DataError(path + ": cannot read");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw common::DataError(path + ": not valid JSON: " + e.what());
-  }
-}
-
-}  // namespace
-
 RealRun read_real_run(const std::string& dir) {
   const std::vector<experiments::RunResults> runs = experiments::read_results({dir});
   if (runs.size() != 1)
@@ -36,7 +23,7 @@ RealRun read_real_run(const std::string& dir) {
   run.name = results.name;
   for (const auto& p : results.policies) {
     const std::string config_path = p.dir + "/config.json";
-    const nlohmann::json config = read_json(config_path);
+    const nlohmann::json config = common::read_json_file(config_path);
     if (p.clock != env::ClockKind::Wall || !config.contains("real"))
       throw common::DataError(p.dir + ": not a real run (its clock is simulated time): calibrate needs the results of orchestra launch");
     if (!config.contains("data") || !config["data"].contains("dataset") || !config.contains("cluster"))

@@ -7,6 +7,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/errors.hpp"
+#include "common/json_file.hpp"
 #include "common/folder_lock.hpp"
 #include "env/train/local_sgd_env.hpp"
 #include "env/train/models.hpp"
@@ -64,14 +65,7 @@ bool starts_with(const std::string& path, const std::string& marker) {
 // A worker's points from the JSON of `orchestra profile` (or any balance file): the entry named
 // `worker`, or the file's only entry.
 std::vector<calibration::MeasuredStep> profile_points(const std::string& path, const std::string& worker) {
-  std::ifstream in(path);
-  if (!in) throw common::DataError(path + ": cannot read");
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw common::DataError(path + ": not valid JSON: " + e.what());
-  }
+  const nlohmann::json doc = common::read_json_file(path);
   if (!doc.is_object() || !doc.contains("workers") || !doc["workers"].is_array() || doc["workers"].empty())
     throw common::DataError(path + ": expected the JSON of orchestra profile ({\"workers\": [{\"name\", \"samples\": [[batch, ms], ...]}]})");
   const nlohmann::json* entry = doc["workers"].size() == 1 ? &doc["workers"][0] : nullptr;

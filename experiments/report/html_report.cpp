@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "common/errors.hpp"
+#include "common/json_file.hpp"
 #include "experiments/analysis/comparison.hpp"
 #include "experiments/analysis/explanation.hpp"
 #include "experiments/analysis/seed_stats.hpp"
@@ -59,11 +60,7 @@ std::string read_file(const std::string& path) {
 nlohmann::json config_of(const PolicyResults& p) {
   const std::string path = p.dir + "/config.json";
   if (!std::filesystem::exists(path)) return nullptr;
-  try {
-    return nlohmann::json::parse(read_file(path));
-  } catch (const nlohmann::json::exception& e) {
-    throw common::DataError(path + ": not JSON (" + e.what() + ")");
-  }
+  return common::read_json_file(path);
 }
 
 std::string number(double v, const char* pattern) {

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/errors.hpp"
+#include "common/json_file.hpp"
 #include "common/csv_table.hpp"
 #include "common/names.hpp"
 
@@ -33,18 +34,6 @@ std::vector<fs::path> sub_folders(const fs::path& dir) {
   }
   std::sort(out.begin(), out.end());
   return out;
-}
-
-nlohmann::json read_json(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw common::DataError(path.string() + ": cannot read");
-  std::stringstream text;
-  text << in.rdbuf();
-  try {
-    return nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw common::DataError(path.string() + ": not valid JSON (" + e.what() + ")");
-  }
 }
 
 // What a number of summary.json may be: compare and calibrate refuse a file outside these ranges
@@ -202,7 +191,7 @@ RunResults read_run(const fs::path& dir, const std::vector<fs::path>& policy_dir
 PolicyResults read_policy_folder(const std::string& dir_name) {
   const fs::path dir(dir_name);
   const fs::path summary_path = dir / "summary.json";
-  const nlohmann::json summary = read_json(summary_path);
+  const nlohmann::json summary = common::read_json_file(summary_path.string());
   if (!summary.is_object()) throw common::DataError(summary_path.string() + ": expected a JSON object");
   PolicyResults p;
   p.dir = dir.string();

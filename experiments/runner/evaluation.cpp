@@ -20,6 +20,7 @@
 #include "agents/policy_file.hpp"
 #include "common/atomic_file.hpp"
 #include "common/errors.hpp"
+#include "common/json_file.hpp"
 #include "common/names.hpp"
 #include "common/number_text.hpp"
 #include "experiments/analysis/plots.hpp"
@@ -316,12 +317,7 @@ void copy_run_folder(const fs::path& from, const fs::path& to) {
     ::umask(mask);
     fs::permissions(staging, fs::perms::all & ~static_cast<fs::perms>(mask));
     fs::copy(from, staging, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
-    nlohmann::json summary;
-    try {
-      summary = nlohmann::json::parse(std::ifstream(from / "summary.json"));
-    } catch (const nlohmann::json::exception& e) {
-      throw common::DataError((from / "summary.json").string() + ": not valid JSON (" + e.what() + ")");
-    }
+    nlohmann::json summary = common::read_json_file((from / "summary.json").string());
     summary["copied_from"] = fs::absolute(from).lexically_normal().string();
     common::write_file_atomic((staging / "summary.json").string(), summary.dump(2) + "\n");
     // In place of this label's earlier results (the claim on the folder checked whose they are).

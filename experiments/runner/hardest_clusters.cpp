@@ -9,6 +9,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/errors.hpp"
+#include "common/json_file.hpp"
 #include "orchestra/rl/local_sgd_barrier_env.hpp"
 #include "orchestra/vector_barrier_env.hpp"
 
@@ -141,16 +142,7 @@ void write_focus_clusters(const std::string& path, const HardestSearchResult& re
 }
 
 std::vector<std::uint64_t> read_focus_draws(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw common::DataError(path + ": cannot read the focus-clusters file");
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::exception& e) {
-    throw common::DataError(path + ": not valid JSON (" + std::string(e.what()) + ")");
-  }
+  const nlohmann::json doc = common::read_json_file(path);
   if (!doc.is_object() || doc.value("format", std::string()) != kFormat)
     throw common::DataError(path + ": not a focus-clusters file (format \"" + std::string(kFormat) + "\", written by orchestra surrogate hardest)");
   if (!doc.contains("format_version") || doc["format_version"] != kFormatVersion)

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/errors.hpp"
+#include "common/json_file.hpp"
 #include "experiments/surrogate/round_log.hpp"
 
 namespace experiments {
@@ -23,14 +24,10 @@ std::vector<std::string> split(const std::string& line, char separator) {
   return out;
 }
 
+// A log's JSON file; a missing one says what the folder should have been.
 nlohmann::json read_json(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw common::DataError(path.string() + ": missing (not a folder written by orchestra surrogate log)");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw common::DataError(path.string() + ": not valid JSON: " + e.what());
-  }
+  if (!std::filesystem::exists(path)) throw common::DataError(path.string() + ": missing (not a folder written by orchestra surrogate log)");
+  return common::read_json_file(path.string());
 }
 
 std::vector<std::filesystem::path> files_of(const std::string& folder, const std::string& prefix) {

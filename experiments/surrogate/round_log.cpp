@@ -12,6 +12,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/errors.hpp"
+#include "common/json_file.hpp"
 #include "common/json_diff.hpp"
 #include "env/sim/round_rules.hpp"
 #include "env/train/compute_threads.hpp"
@@ -193,15 +194,6 @@ const std::string& round_log_header() {
 
 namespace {
 
-nlohmann::json read_json_file(const std::filesystem::path& path) {
-  try {
-    const std::vector<char> bytes = common::read_file_bytes(path.string());
-    return nlohmann::json::parse(bytes.begin(), bytes.end());
-  } catch (const nlohmann::json::exception& e) {
-    throw common::DataError(path.string() + ": not valid JSON (" + e.what() + ")");
-  }
-}
-
 // A folder that already holds a log is only continued by the same log: the same task, seed, target
 // and episode rules (the config's path aside), and chunks that either are this run's or do not
 // overlap them. Otherwise its skipped chunks would be another log's, and fit would mix the two.
@@ -212,10 +204,10 @@ void check_same_log(const RoundLogOptions& options, const nlohmann::json& task, 
     throw common::FolderError(common::ExitCode::BadInput, options.out_dir + ": holds another round log (" + why +
                                                               "): log into another folder, or remove it first");
   };
-  if (fs::exists(dir / "task.json") && read_json_file(dir / "task.json") != task)
-    refuse("its task.json: " + common::describe_differences(read_json_file(dir / "task.json"), task));
+  if (fs::exists(dir / "task.json") && common::read_json_file((dir / "task.json").string()) != task)
+    refuse("its task.json: " + common::describe_differences(common::read_json_file((dir / "task.json").string()), task));
   if (fs::exists(dir / "log.json")) {
-    nlohmann::json before = read_json_file(dir / "log.json"), now = about;
+    nlohmann::json before = common::read_json_file((dir / "log.json").string()), now = about;
     if (before.is_object()) before.erase("config");
     now.erase("config");
     if (before != now) refuse("its log.json: " + common::describe_differences(before, now));

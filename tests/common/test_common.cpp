@@ -12,6 +12,7 @@
 #include "common/errors.hpp"
 #include "common/folder_lock.hpp"
 #include "common/json_diff.hpp"
+#include "common/json_file.hpp"
 #include "common/names.hpp"
 #include "common/yaml_reader.hpp"
 
@@ -67,6 +68,26 @@ TEST_CASE("atomic file: writes whole, replaces, leaves no temporary, and reads b
                        doctest::Contains("missing/f.txt: cannot write"), std::runtime_error);
   CHECK_THROWS_WITH_AS(common::read_file_bytes((dir / "none").string()), doctest::Contains("none: cannot read"), std::runtime_error);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("json file: the document, or one data error naming the file and saying what is wrong") {
+  namespace fs = std::filesystem;
+  const auto dir = fs::temp_directory_path() / ("common-json-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "folder.json");
+  const auto write = [&](const std::string& name, const std::string& text) {
+    common::write_file_atomic((dir / name).string(), text);
+    return (dir / name).string();
+  };
+  CHECK(common::read_json_file(write("good.json", "{\"a\": [1, 2.5]}")) == nlohmann::json{{"a", {1, 2.5}}});
+  const auto fails_with = [](const std::string& path, const std::string& message) {
+    CHECK_THROWS_WITH_AS(common::read_json_file(path), doctest::Contains((path + message).c_str()), common::DataError);
+  };
+  fails_with((dir / "none.json").string(), ": cannot read (No such file or directory)");
+  fails_with((dir / "folder.json").string(), ": is a folder, not a file");  // not "empty input"
+  fails_with(write("bad.json", "{\"a\": "), ": not valid JSON ([json.exception.parse_error.101]");
+  fails_with(write("huge.json", "[1e999]"), ": not valid JSON ([json.exception.out_of_range.406]");
+  fails_with(write("empty.json", ""), ": not valid JSON (");
+  fs::remove_all(dir);
 }
 
 TEST_CASE("replace folder: the new folder in place of the old, or where there was none, nothing else left") {
