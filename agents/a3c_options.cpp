@@ -18,7 +18,7 @@ constexpr double kHuge = std::numeric_limits<double>::max();
 
 }  // namespace
 
-A3cOptions read_a3c_options(const YAML::Node& node, const std::string& file, const std::string& path) {
+A3cOptions read_a3c_options(const YAML::Node& node, const std::string& file, const std::string& path, nlohmann::json* resolved) {
   common::YamlReader r(node, file, path);
   A3cOptions o;
   const std::vector<std::int64_t> hidden(o.hidden.begin(), o.hidden.end());
@@ -68,6 +68,7 @@ A3cOptions read_a3c_options(const YAML::Node& node, const std::string& file, con
     if (!std::filesystem::is_regular_file(o.init_policy)) r.fail("init_policy", o.init_policy + ": no such file");
   }
   r.reject_unknown_keys();
+  if (resolved) *resolved = r.resolved();
   return o;
 }
 

@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -87,7 +88,9 @@ struct A3cOptions {
 
 // Reads `node` (the a3c: mapping; null = all defaults). Unknown keys and bad values throw
 // common::ConfigError "file:line: a3c.key: expected ..., got ...".
-A3cOptions read_a3c_options(const YAML::Node& node, const std::string& file, const std::string& path = "a3c");
+// `resolved`, when given, receives the options as read, defaults filled in (what a resume compares).
+A3cOptions read_a3c_options(const YAML::Node& node, const std::string& file, const std::string& path = "a3c",
+                            nlohmann::json* resolved = nullptr);
 
 // The rate of the optimizer step that makes update number `update` + 1 (0-based: the first step
 // is update 0 and uses the full learning_rate).

@@ -6,6 +6,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/errors.hpp"
+#include "common/json_diff.hpp"
 
 namespace agents {
 namespace {
@@ -42,13 +43,15 @@ void save_checkpoint(const std::string& path, ActorCritic& net, const torch::opt
                                  e.time_to_target_ms, e.clock_ms});
   }
   archive.write("recent_episodes", torch::tensor(recent, torch::kDouble).reshape({-1, 5}));
+  if (!state.identity.is_null()) archive.write("training_identity", c10::IValue(state.identity.dump()));
   std::ostringstream bytes;
   archive.save_to(bytes);
   const std::string s = bytes.str();
   common::write_file_atomic(path, std::vector<char>(s.begin(), s.end()));
 }
 
-CheckpointState load_checkpoint(const std::string& path, ActorCritic& net, torch::optim::Optimizer& optimizer) {
+CheckpointState load_checkpoint(const std::string& path, ActorCritic& net, torch::optim::Optimizer& optimizer,
+                                const nlohmann::json& expected_identity) {
   if (!std::filesystem::exists(path)) throw common::DataError(path + ": no checkpoint to resume from");
   torch::serialize::InputArchive archive;
   try {
@@ -58,6 +61,18 @@ CheckpointState load_checkpoint(const std::string& path, ActorCritic& net, torch
   }
   if (read_int(archive, "checkpoint_version", path) != kCheckpointVersion)
     throw common::DataError(path + ": checkpoint of another format version");
+  // Another training's checkpoint is refused before anything is read into the network.
+  CheckpointState state;
+  c10::IValue identity;  // absent from checkpoints written before it: nothing to compare
+  if (archive.try_read("training_identity", identity)) {
+    if (!identity.isString()) throw common::DataError(path + ": checkpoint's training_identity is not text");
+    state.identity = nlohmann::json::parse(identity.toStringRef(), nullptr, /*allow_exceptions=*/false);
+    if (state.identity.is_discarded()) throw common::DataError(path + ": checkpoint's training_identity is not valid JSON");
+    if (!expected_identity.is_null() && state.identity != expected_identity)
+      throw common::ConfigError(path + ": --resume: trained with another config than this one: " +
+                                common::describe_differences(state.identity, expected_identity) +
+                                ": resume with the config it was trained with, or start afresh with --overwrite");
+  }
   if (read_int(archive, "observation_size", path) != net->spec().observation_size ||
       read_int(archive, "parameter_count", path) != parameter_count(net))
     throw common::DataError(path + ": the checkpoint's network differs from the config's (observation size " +
@@ -76,7 +91,6 @@ CheckpointState load_checkpoint(const std::string& path, ActorCritic& net, torch
     throw common::DataError(path + ": the checkpoint's network or optimizer state does not fit this config's (" +
                             why.substr(0, why.find('\n')) + "): resume with the config it was trained with");
   }
-  CheckpointState state;
   state.updates = read_int(archive, "updates", path);
   state.episodes = read_int(archive, "episodes", path);
   state.next_agent_id = read_int(archive, "next_agent_id", path);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -20,12 +21,16 @@ struct CheckpointState {
   std::int64_t next_agent_id = 0;  // ids are never reused, so a resumed run's agents are new ones
   std::string rng_state;           // std::mt19937_64 written with operator<<
   std::vector<EpisodeStats> recent;  // the train.csv window
+  nlohmann::json identity;         // the training's config as far as it decides what is learned; null: not recorded
 };
 
 void save_checkpoint(const std::string& path, ActorCritic& net, const torch::optim::Optimizer& optimizer,
                      const CheckpointState& state);
 // Loads into `net` and `optimizer` (built from the same spec and options). Throws
-// common::DataError naming the path when the file is missing, unreadable, or of another network.
-CheckpointState load_checkpoint(const std::string& path, ActorCritic& net, torch::optim::Optimizer& optimizer);
+// common::DataError naming the path when the file is missing, unreadable, or of another network,
+// and common::ConfigError naming the keys when it records an identity other than
+// `expected_identity` (both not null) before anything is loaded.
+CheckpointState load_checkpoint(const std::string& path, ActorCritic& net, torch::optim::Optimizer& optimizer,
+                                const nlohmann::json& expected_identity = nullptr);
 
 }  // namespace agents

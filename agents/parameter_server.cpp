@@ -62,7 +62,7 @@ ParameterServer::ParameterServer(zmq::context_t& context, ParameterServerOptions
   if (!options_.out_dir.empty()) std::filesystem::create_directories(options_.out_dir);
   if (options_.resume) {
     if (options_.out_dir.empty()) throw std::invalid_argument("parameter server: resume needs an output folder");
-    const CheckpointState state = load_checkpoint(checkpoint_path(options_.out_dir), net_, *optimizer_);
+    const CheckpointState state = load_checkpoint(checkpoint_path(options_.out_dir), net_, *optimizer_, options_.identity);
     {
       torch::NoGradGuard no_grad;
       flat_.copy_(torch::tensor(flat_parameters(net_), torch::kFloat));  // in place: the optimizer holds flat_
@@ -369,6 +369,7 @@ void ParameterServer::write_checkpoint() {
   rng << rng_;
   state.rng_state = rng.str();
   state.recent.assign(recent_.begin(), recent_.end());
+  state.identity = options_.identity;
   save_checkpoint(checkpoint_path(options_.out_dir), network(), *optimizer_, state);
 }
 

@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <nlohmann/json.hpp>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -46,6 +47,10 @@ struct ParameterServerOptions {
   bool resume = false;                     // continue from out_dir/checkpoint.pt
   PolicyControl control;                   // recorded in policy.pt (agents/policy_file.hpp)
   std::map<std::string, std::string> training;  // likewise: config, algorithm, reward
+  // What the training is (experiments/runner/training_identity.hpp): recorded in the checkpoint; a
+  // resume whose identity differs from the checkpoint's is refused naming the keys. Null: none
+  // recorded, nothing checked (tests of the transport, checkpoints written before it).
+  nlohmann::json identity;
   std::ostream* log = nullptr;             // progress and warnings; nullptr: quiet
 };
 

@@ -38,7 +38,9 @@ a3c.stats_window episodes, updates per second and ETA (redrawn on a terminal, a 
 otherwise; ORCHESTRA_PROGRESS_EVERY_S changes the 5).
 
   --out DIR      where to write
-  --resume       continue from DIR/checkpoint.pt (same config)
+  --resume       continue from DIR/checkpoint.pt with the config it was trained with: a changed
+                 key that decides what is learned is refused, naming it; a longer run
+                 (total_updates, --updates), other agents, timeouts and cadences are not
   --overwrite    DIR holds another training (train.csv, checkpoint.pt, policy.pt, snapshots/):
                  start afresh, removing those (without it, that is refused: --resume continues it)
   --agents K     override a3c.agents
@@ -159,6 +161,7 @@ agents::ParameterServerOptions server_options(const TrainConfig& config, const C
   s.observation_size = config.observation_size;
   s.control = config.control;
   s.training = config.training_info;
+  s.identity = config.identity;
   s.out_dir = f.out.empty() ? (std::filesystem::path("results") / config.name).string() : f.out;
   s.resume = f.resume;
   s.log = nullptr;  // the command gives it its progress reporter's log stream

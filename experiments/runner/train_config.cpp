@@ -1,4 +1,5 @@
 #include "experiments/runner/train_config.hpp"
+#include "experiments/runner/training_identity.hpp"
 
 #include "experiments/runner/cluster_distribution_config.hpp"
 #include "experiments/runner/hardest_clusters.hpp"
@@ -137,7 +138,8 @@ TrainConfig load_train_config(const YAML::Node& root, const std::string& path) {
     }
   }
   c.merge_episodes = top.boolean("merge_episodes", false);
-  c.a3c = agents::read_a3c_options(top.raw("a3c"), path, "a3c");
+  nlohmann::json resolved_a3c;
+  c.a3c = agents::read_a3c_options(top.raw("a3c"), path, "a3c", &resolved_a3c);
   if (c.merge_episodes) {
     if (c.environment != TrainEnvironment::LocalSgd) top.fail("merge_episodes", "merges real training; it needs environment: local-sgd");
     if (c.a3c.envs_per_agent < 2) top.fail("merge_episodes", "merges an agent's environments; it needs a3c.envs_per_agent of 2 or more");
@@ -194,6 +196,7 @@ TrainConfig load_train_config(const YAML::Node& root, const std::string& path) {
     }
     c.training_info["init_policy"] = c.a3c.init_policy;
   }
+  c.identity = training_identity({root, top.resolved(), resolved_a3c, c.experiments, c.focus_draws});
   return c;
 }
 

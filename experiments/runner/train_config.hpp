@@ -40,6 +40,7 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <memory>
 #include <optional>
 #include <string>
@@ -83,6 +84,7 @@ struct TrainConfig {
   bool merge_episodes = false;           // K episodes' training as one computation (see above)
   agents::A3cOptions a3c;
   int observation_size = 0;              // of the environment's state
+  nlohmann::json identity;               // what the training is, for --resume (training_identity.hpp)
 };
 
 // Parses and validates (every experiment config is loaded once, so their errors come before any

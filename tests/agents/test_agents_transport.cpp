@@ -402,6 +402,7 @@ TEST_CASE("checkpoints: resume continues from the saved update counter with the 
   options.out_dir = dir.path.string();
   options.a3c.checkpoint_every = 10;
   options.a3c.log_every = 5;
+  options.identity = {{"a3c", {{"learning_rate", 0.0007}}}, {"reward", "eq1"}};
   const Run first = train(options, 1);
   CHECK(first.server.updates == 30);
   CHECK(std::filesystem::exists(dir / "checkpoint.pt"));
@@ -443,6 +444,20 @@ TEST_CASE("checkpoints: resume continues from the saved update counter with the 
                        doctest::Contains("checkpoint.pt: the checkpoint's network or optimizer state does not fit this config's"),
                        common::DataError);
   CHECK(testing::read_text(dir / "train.csv") == csv);  // nothing lost
+
+  // Another config than the checkpoint's: refused naming the keys, before the optimizer is even read.
+  auto other_config = other_optimizer;
+  other_config.bind = "inproc://a3c-ckpt-5";
+  other_config.identity["a3c"]["learning_rate"] = 0.001;
+  CHECK_THROWS_WITH_AS(agents::ParameterServer(context, other_config),
+                       doctest::Contains("checkpoint.pt: --resume: trained with another config than this one: a3c.learning_rate (0.0007, now 0.001): "
+                                         "resume with the config it was trained with"),
+                       common::ConfigError);
+  CHECK(testing::read_text(dir / "train.csv") == csv);
+  auto unchecked = resumed;  // no identity given (a test of the transport): nothing compared
+  unchecked.bind = "inproc://a3c-ckpt-6";
+  unchecked.identity = nullptr;
+  CHECK_NOTHROW(agents::ParameterServer(context, unchecked));
 }
 
 TEST_CASE("a3c.init_policy: the server starts from the file's network and trains on from it, another shape is refused") {
