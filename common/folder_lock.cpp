@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "common/errors.hpp"
+#include "common/leftovers.hpp"
 
 namespace common {
 namespace {
@@ -36,6 +37,49 @@ std::string holder_pid(int fd) {
   std::string pid = n > 0 ? std::string(text, static_cast<std::size_t>(n)) : std::string();
   while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
   return pid;
+}
+
+// The pid of another process that holds the lock file at `path` ("" when none holds it, or when
+// this process does: a command may lock a folder inside its own, calibrate's --traces say).
+std::string other_holder(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string pid;
+  if (::flock(fd, LOCK_SH | LOCK_NB) != 0) {
+    pid = holder_pid(fd);
+    if (pid.empty()) pid = "unknown";
+    if (pid == std::to_string(::getpid())) pid.clear();
+  } else {
+    ::flock(fd, LOCK_UN);
+  }
+  ::close(fd);
+  return pid;
+}
+
+// Folders below `dir` this deep are looked at for a run's lock (seed-<N>/ of a multi-seed run, an
+// evaluation's <cluster>/<policy>/): deeper ones are no results folder of ours, and a walk of a
+// whole home folder given as --out would take long.
+constexpr int kNestedDepth = 4;
+
+// A run that holds a folder around `dir` (an ancestor) or inside it (a descendant) would write into
+// the same files: "" when there is none, else what to say.
+std::string nested_holder(const fs::path& dir) {
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(dir, ec).lexically_normal();
+  if (ec) return "";
+  for (fs::path p = absolute.parent_path(); !p.empty(); p = p.parent_path()) {
+    const std::string pid = other_holder(p / FolderLock::kFileName);
+    if (!pid.empty()) return "another orchestra run is writing in " + p.string() + ", which holds this folder (pid " + pid + ")";
+    if (p == p.parent_path()) break;
+  }
+  fs::recursive_directory_iterator it(absolute, fs::directory_options::skip_permission_denied, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    if (it.depth() >= kNestedDepth - 1 || it->is_symlink(ec)) it.disable_recursion_pending();
+    if (!it->is_directory(ec) || it->is_symlink(ec)) continue;
+    const std::string pid = other_holder(it->path() / FolderLock::kFileName);
+    if (!pid.empty()) return "another orchestra run is writing in " + it->path().string() + ", inside this folder (pid " + pid + ")";
+  }
+  return "";
 }
 
 }  // namespace
@@ -81,6 +125,13 @@ FolderLock::FolderLock(const std::string& dir) : dir_(dir), path_((fs::path(dir)
         throw FolderError(ExitCode::BadInput, dir + ": cannot write in the results folder (" + why(error) + ")");
       }
       fd_ = fd;
+      // Checked with this lock held, so that of two runs that start together, one into a folder
+      // and one into a folder inside it, at least one sees the other.
+      if (const std::string nested = nested_holder(dir); !nested.empty()) {
+        release();
+        throw FolderError(ExitCode::Failure, dir + ": " + nested + ": wait for it to end, or choose another folder");
+      }
+      remove_leftovers(dir, kNestedDepth);  // of killed runs: the folder is this run's now
       return;
     }
     ::close(fd);  // the holder unlinked it as we opened it: lock the new one

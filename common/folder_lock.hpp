@@ -8,6 +8,12 @@
 // process that opened the old file meanwhile finds, once it holds the lock, that the path no
 // longer names what it locked, and tries again (the usual flock + unlink protocol).
 //
+// A lock holds the folder's tree: a run into a folder inside one that another run holds (DIR/seed-1
+// while `run --seeds --out DIR` runs), or around one (DIR while another run writes DIR/seed-1), is
+// refused the same way. Folders inside are looked at down to 4 levels.
+//
+// Once it holds the folder, a run removes what killed runs left there (common/leftovers.hpp).
+//
 // Taking the lock is also the check that the folder can be written, before any work: a path that
 // is a file, or a folder without write permission, is one clear line here.
 #pragma once

@@ -2,10 +2,12 @@
 // and the exit codes the error base carries.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/atomic_file.hpp"
@@ -13,6 +15,7 @@
 #include "common/folder_lock.hpp"
 #include "common/json_diff.hpp"
 #include "common/json_file.hpp"
+#include "common/leftovers.hpp"
 #include "common/names.hpp"
 #include "common/yaml_reader.hpp"
 
@@ -171,6 +174,105 @@ TEST_CASE("json differences: the keys that differ, as dotted paths, with before 
   CHECK(common::differing_keys(a, b) == std::vector<std::string>{"extra", "model.hidden", "training.lr"});
   CHECK(common::describe_differences(a, b) == "extra (absent, now true), model.hidden ([32], now [16]), training.lr (0.05, now 0.1)");
   CHECK(common::describe_differences(a, b, 1) == "extra (absent, now true) and 2 more");
+}
+
+TEST_CASE("folder lock: a folder inside or around one another process holds is refused, this process's own nesting is not") {
+  namespace fs = std::filesystem;
+  const auto base = fs::temp_directory_path() / ("common-nested-" + std::to_string(::getpid()));
+  fs::remove_all(base);
+  const std::string outer = (base / "out").string(), inner = (base / "out" / "seed-1").string();
+  // Another process holds `held` until told to let go (a byte on `go`).
+  const auto held_by_child = [](const std::string& held, int ready[2], int go[2]) {
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      {
+        const common::FolderLock lock(held);
+        char byte = 1;
+        if (::write(ready[1], &byte, 1) != 1) ::_exit(3);
+        if (::read(go[0], &byte, 1) != 1) ::_exit(4);
+      }
+      ::_exit(0);
+    }
+    char byte = 0;
+    REQUIRE(::read(ready[0], &byte, 1) == 1);
+    return child;
+  };
+  const auto let_go = [](pid_t child, int go[2]) {
+    const char byte = 1;
+    REQUIRE(::write(go[1], &byte, 1) == 1);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+  };
+  int ready[2], go[2];
+  REQUIRE(::pipe(ready) == 0);
+  REQUIRE(::pipe(go) == 0);
+  pid_t child = held_by_child(outer, ready, go);
+  CHECK_THROWS_WITH_AS(common::FolderLock{inner},
+                       doctest::Contains(("another orchestra run is writing in " + fs::absolute(outer).string() + ", which holds this folder (pid " +
+                                          std::to_string(child) + ")").c_str()),
+                       common::FolderError);
+  CHECK_FALSE(fs::exists(inner));  // refused before anything is left there
+  CHECK_NOTHROW(common::FolderLock{(base / "beside").string()});
+  let_go(child, go);
+  child = held_by_child(inner, ready, go);
+  CHECK_THROWS_WITH_AS(common::FolderLock{outer},
+                       doctest::Contains(("another orchestra run is writing in " + fs::absolute(inner).string() + ", inside this folder (pid " +
+                                          std::to_string(child) + ")").c_str()),
+                       common::FolderError);
+  CHECK(fs::exists(fs::path(inner) / common::FolderLock::kFileName));  // the refusal did not touch the holder's lock
+  let_go(child, go);
+  for (int fd : {ready[0], ready[1], go[0], go[1]}) ::close(fd);
+  // One process may hold a folder inside its own (calibrate's --traces inside the real run's folder).
+  {
+    const common::FolderLock mine(outer);
+    CHECK_NOTHROW(common::FolderLock{inner});
+  }
+  fs::remove_all(base);
+}
+
+TEST_CASE("leftovers of killed runs: removed when their process has ended, a live one's and a user's files kept") {
+  namespace fs = std::filesystem;
+  CHECK(common::leftover_pid("train.csv.tmp-123") == 123);
+  CHECK(common::leftover_pid(".dsgd.staging-4567-Ab12Cd") == 4567);
+  CHECK(common::leftover_pid(".dsgd.staging-4567-Ab12Cd.old") == 4567);
+  CHECK(common::leftover_pid(".lbb.copy-89-xYz123") == 89);
+  for (const char* not_one : {"train.csv", "notes.tmp-", "a.tmp-12x", ".tmp-12", "dsgd.staging-4567-Ab12Cd", ".dsgd.staging-4567", ".dsgd.staging-x-Ab12Cd", ".orchestra.lock"})
+    CHECK_MESSAGE(common::leftover_pid(not_one) == 0, not_one);
+
+  const pid_t ended = ::fork();  // a pid whose process has ended
+  REQUIRE(ended >= 0);
+  if (ended == 0) ::_exit(0);
+  ::waitpid(ended, nullptr, 0);
+  const std::string dead = std::to_string(ended), alive = std::to_string(::getpid());
+  const auto base = fs::temp_directory_path() / ("common-leftovers-" + alive);
+  fs::remove_all(base);
+  const auto write = [&](const fs::path& path) {
+    fs::create_directories(path.parent_path());
+    common::write_file_atomic(path.string(), std::string("x"));
+  };
+  write(base / ("summary.json.tmp-" + dead));
+  write(base / ("." + std::string("dsgd.staging-") + dead + "-Ab12Cd") / "summary.json");
+  write(base / ("seed-1/.lbb.copy-" + dead + "-xYz123.old") / "rounds.csv");
+  write(base / ("seed-1/rounds.csv.tmp-" + dead));
+  write(base / ("seed-1/epochs.csv.tmp-" + alive));  // a run still writing
+  write(base / "seed-1/rounds.csv");
+  write(base / "notes.txt");
+  write(base / ("a/b/c/d/e.tmp-" + dead));  // deeper than looked at
+  CHECK(common::remove_leftovers(base.string(), 4) == 4);
+  std::vector<std::string> kept;
+  for (const auto& entry : fs::recursive_directory_iterator(base))
+    if (entry.is_regular_file()) kept.push_back(fs::relative(entry.path(), base).string());
+  std::sort(kept.begin(), kept.end());
+  CHECK(kept == std::vector<std::string>{"a/b/c/d/e.tmp-" + dead, "notes.txt", "seed-1/epochs.csv.tmp-" + alive, "seed-1/rounds.csv"});
+  // Taking the folder's lock clears them.
+  write(base / ("summary.json.tmp-" + dead));
+  { const common::FolderLock lock(base.string()); }
+  CHECK_FALSE(fs::exists(base / ("summary.json.tmp-" + dead)));
+  CHECK(fs::exists(base / "notes.txt"));
+  fs::remove_all(base);
 }
 
 TEST_CASE("folder lock: one holder, a second is refused at once naming the holder's pid, nothing left behind") {
