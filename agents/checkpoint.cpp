@@ -4,6 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "agents/optimizer_state.hpp"
 #include "common/atomic_file.hpp"
 #include "common/errors.hpp"
 #include "common/json_diff.hpp"
@@ -11,7 +12,9 @@
 namespace agents {
 namespace {
 
-constexpr std::int64_t kCheckpointVersion = 1;
+// 2: the optimizer's state by parameter index (optimizer_state.hpp); 1 had libtorch's own, keyed
+// by tensor address.
+constexpr std::int64_t kCheckpointVersion = 2;
 
 std::int64_t read_int(torch::serialize::InputArchive& archive, const std::string& key, const std::string& path) {
   c10::IValue v;
@@ -31,8 +34,8 @@ void save_checkpoint(const std::string& path, ActorCritic& net, const torch::opt
   net->save(network);
   archive.write("network", network);
   torch::serialize::OutputArchive opt;
-  optimizer.save(opt);
-  archive.write("optimizer", opt);
+  save_optimizer_state(optimizer, opt);
+  archive.write("optimizer_state", opt);
   archive.write("updates", c10::IValue(state.updates));
   archive.write("episodes", c10::IValue(state.episodes));
   archive.write("next_agent_id", c10::IValue(state.next_agent_id));
@@ -59,8 +62,10 @@ CheckpointState load_checkpoint(const std::string& path, ActorCritic& net, torch
   } catch (const c10::Error& e) {
     throw common::DataError(path + ": not a readable checkpoint (" + e.what_without_backtrace() + ")");
   }
-  if (read_int(archive, "checkpoint_version", path) != kCheckpointVersion)
-    throw common::DataError(path + ": checkpoint of another format version");
+  const std::int64_t version = read_int(archive, "checkpoint_version", path);
+  if (version != kCheckpointVersion)
+    throw common::DataError(path + ": checkpoint of another format version (" + std::to_string(version) + ", this toolkit reads " +
+                            std::to_string(kCheckpointVersion) + "): resume with the toolkit that wrote it, or start afresh with --overwrite");
   // Another training's checkpoint is refused before anything is read into the network.
   CheckpointState state;
   c10::IValue identity;  // absent from checkpoints written before it: nothing to compare
@@ -83,10 +88,13 @@ CheckpointState load_checkpoint(const std::string& path, ActorCritic& net, torch
     archive.read("network", network);
     net->load(network);
     torch::serialize::InputArchive opt;
-    archive.read("optimizer", opt);
-    optimizer.load(opt);
+    archive.read("optimizer_state", opt);
+    load_optimizer_state(optimizer, opt);
+  } catch (const std::invalid_argument& e) {
+    throw common::DataError(path + ": the checkpoint's network or optimizer state does not fit this config's (" + e.what() +
+                            "): resume with the config it was trained with");
   } catch (const c10::Error& e) {
-    // A state of another optimizer (a3c.optimizer changed since) fails deep in libtorch: one line.
+    // A network of other shapes fails deep in libtorch: one line.
     const std::string why = e.what_without_backtrace();
     throw common::DataError(path + ": the checkpoint's network or optimizer state does not fit this config's (" +
                             why.substr(0, why.find('\n')) + "): resume with the config it was trained with");
