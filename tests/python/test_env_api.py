@@ -47,6 +47,17 @@ class Spaces(unittest.TestCase):
         self.assertEqual(env.environment, "local-sgd")
         self.assertTrue(env.experiment.endswith("task_small.yaml"))
 
+    def test_the_stand_in_box_contains_what_gymnasium_s_box_contains(self):
+        box = orchestra.spaces.Box(low=[0.0, -1.0], high=[1.0, 1.0])
+        self.assertTrue(box.contains(np.array([0.5, -0.5], dtype=np.float32)))
+        self.assertTrue(box.contains([0.5, -0.5]))  # a list: made a float32 array first
+        self.assertTrue(box.contains(np.array([1, 0], dtype=np.int8)))  # casts safely
+        self.assertFalse(box.contains(np.array([0.5, -0.5])))  # float64 does not cast safely to float32
+        self.assertFalse(box.contains(np.array([2.0, 0.0], dtype=np.float32)))
+        self.assertFalse(box.contains(np.zeros(3, dtype=np.float32)))
+        self.assertFalse(box.contains(["a", "b"]))
+        self.assertFalse(box.contains([[0.5], [0.5, 1.0]]))
+
     def test_moves_of_two_sizes_give_five_actions(self):
         # controller: {max_move: 2}: index i moves T by factor ** (i - 2), here x4, x2, none, /2, /4.
         env = orchestra.BarrierEnv(t.TRAIN_SMALL, controller={"move": "multiplicative", "factor": 2, "max_move": 2})

@@ -42,8 +42,14 @@ class Box:
         return out.astype(self.dtype)
 
     def contains(self, x):
-        x = np.asarray(x)
-        if x.shape != self.shape or not np.can_cast(x.dtype, self.dtype, casting="same_kind"):
+        # gymnasium's rule: an array must cast safely to the box's dtype (a float64 array is not in
+        # a float32 box); anything else is first made an array of that dtype.
+        if not isinstance(x, np.ndarray):
+            try:
+                x = np.asarray(x, dtype=self.dtype)
+            except (ValueError, TypeError):
+                return False
+        if x.shape != self.shape or not np.can_cast(x.dtype, self.dtype):
             return False
         return bool(np.all(x >= self.low) and np.all(x <= self.high))
 
