@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "common/number_text.hpp"
 #include "orchestra/barrier_env.hpp"
 
 namespace orchestra {
@@ -19,7 +20,7 @@ bool whole_cluster_round(const env::RoundReport& report) {
 
 [[noreturn]] void bad_option(const std::string& field, const std::string& expected, double got) {
   throw std::invalid_argument("orchestra barrier controller: " + field + ": expected " + expected + ", got " +
-                              std::to_string(got));
+                              common::shortest_number_text(got));
 }
 
 void validate(const BarrierControllerOptions& o) {

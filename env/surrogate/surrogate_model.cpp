@@ -5,11 +5,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/number_text.hpp"
+
 namespace env {
 namespace {
 
 [[noreturn]] void bad(const std::string& field, const std::string& expected, double got) {
-  throw std::invalid_argument(field + ": expected " + expected + ", got " + std::to_string(got));
+  throw std::invalid_argument(field + ": expected " + expected + ", got " + common::shortest_number_text(got));
 }
 
 void finite(const std::string& field, double x) {

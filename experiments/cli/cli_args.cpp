@@ -1,5 +1,6 @@
 #include "experiments/cli/cli_args.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -86,6 +87,8 @@ std::vector<double> parse_number_list(const std::string& flag, const std::string
     const auto number = parse_whole_number(item);
     if (!number || !std::isfinite(*number) || *number < 0 || (*number == 0 && !zero_allowed))
       throw UsageError(flag + ": expected " + expected + ", got '" + value + "'");
+    // A grid point twice would run twice and count twice in the pick.
+    if (std::find(numbers.begin(), numbers.end(), *number) != numbers.end()) throw UsageError(flag + ": " + item + " is listed twice");
     numbers.push_back(*number);
   }
   if (numbers.empty()) throw UsageError(flag + ": expected " + expected + ", got '" + value + "'");

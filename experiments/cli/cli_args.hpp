@@ -45,7 +45,8 @@ std::optional<double> parse_whole_number(const std::string& text);
 // else, a seed listed twice, or more than 1,000.
 std::vector<std::uint64_t> parse_seed_list(const std::string& flag, const std::string& value);
 
-// A comma-separated list of finite numbers > 0 ("1,1.2,1.5"); UsageError naming the flag otherwise.
+// A comma-separated list of distinct finite numbers > 0 ("1,1.2,1.5"); UsageError naming the flag
+// otherwise (a number listed twice included).
 std::vector<double> parse_positive_list(const std::string& flag, const std::string& value);
 // The same with numbers >= 0 ("0,0.003,0.006").
 std::vector<double> parse_non_negative_list(const std::string& flag, const std::string& value);

@@ -99,6 +99,8 @@ int command_calibrate(const Args& args) {
       const std::string& v = arg.value();
       const auto eq = v.find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == v.size()) throw UsageError("--profile expects WORKER=FILE.json, got '" + v + "'");
+      for (const auto& [worker, file] : profiles)
+        if (worker == v.substr(0, eq)) throw UsageError("--profile: worker " + worker + " is given twice (" + file + ", " + v.substr(eq + 1) + ")");
       profiles.emplace_back(v.substr(0, eq), v.substr(eq + 1));
     } else if (a == "--traces") {
       traces_dir = arg.value();

@@ -83,4 +83,7 @@ TEST_CASE("surrogate file: a missing file, a folder, garbage, another format or 
   infinite.replace(infinite.find("12345"), 5, "1e999");
   check_bad(infinite, "not a surrogate file (not valid JSON: [json.exception.out_of_range.406] number overflow");
   check_bad(edited([](nlohmann::json& j) { j["curve"]["exponent"] = nullptr; }), "curve.exponent: expected a number");
+  // A number out of its range is printed as written, not in 309 digits.
+  check_bad(edited([](nlohmann::json& j) { j["curve"]["floor_loss"] = 1e308; }), "curve.floor_loss: expected a number below curve.initial_loss, got 1e+308");
+  check_bad(edited([](nlohmann::json& j) { j["curve"]["exponent"] = -2.5e-7; }), "curve.exponent: expected a number > 0, got -2.5e-07");
 }

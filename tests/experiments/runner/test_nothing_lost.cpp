@@ -109,6 +109,19 @@ TEST_CASE("--resume: a checkpoint records its config, another config is refused 
                        common::ConfigError);
 }
 
+TEST_CASE("surrogate calibrate's grids and calibrate's --profile: a value given twice is one usage line") {
+  const std::string bin = ORCHESTRA_BINARY;
+  auto r = testing::run_command(bin + " surrogate calibrate s.json c.yaml --scales 1,1.2,1");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output == "orchestra surrogate: --scales: 1 is listed twice\n");
+  r = testing::run_command(bin + " surrogate calibrate s.json c.yaml --steps-gains 0,0.003,0.0030");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output == "orchestra surrogate: --steps-gains: 0.0030 is listed twice\n");
+  r = testing::run_command(bin + " calibrate real --profile fast=a.json --profile fast=b.json");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output == "orchestra calibrate: --profile: worker fast is given twice (a.json, b.json)\n");
+}
+
 TEST_CASE("orchestra evaluate: a sweep value twice names the flag, before anything is written") {
   testing::TempDir tmp;
   const std::string bin = ORCHESTRA_BINARY;
