@@ -41,8 +41,9 @@ otherwise; ORCHESTRA_PROGRESS_EVERY_S changes the 5).
   --resume       continue from DIR/checkpoint.pt with the config it was trained with: a changed
                  key that decides what is learned is refused, naming it; a longer run
                  (total_updates, --updates), other agents, timeouts and cadences are not
-  --overwrite    DIR holds another training (train.csv, checkpoint.pt, policy.pt, snapshots/):
-                 start afresh, removing those (without it, that is refused: --resume continues it)
+  --overwrite    DIR holds another training (train.csv, checkpoint.pt, policy.pt, snapshots/) or
+                 other results (policy folders, seeds, an evaluation's clusters): start afresh,
+                 removing exactly what the refusal without it lists (--resume continues a training)
   --agents K     override a3c.agents
   --updates N    override a3c.total_updates
   --quiet        no progress output

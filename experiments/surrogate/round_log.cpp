@@ -12,6 +12,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/errors.hpp"
+#include "common/yaml_reader.hpp"
 #include "common/json_file.hpp"
 #include "common/json_diff.hpp"
 #include "env/sim/round_rules.hpp"
@@ -232,8 +233,15 @@ void check_same_log(const RoundLogOptions& options, const nlohmann::json& task, 
 }  // namespace
 
 RoundLogSummary log_real_rounds(const TrainConfig& config, const RoundLogOptions& options) {
-  if (config.environment != TrainEnvironment::LocalSgd)
-    throw common::ConfigError(config.file + ": environment: the round log needs real training (environment: local-sgd)");
+  if (config.environment != TrainEnvironment::LocalSgd) {
+    std::string at = config.file;  // file:line of the key, as every config error says
+    try {
+      const YAML::Node root = YAML::LoadFile(config.file);
+      at = common::where(root["environment"], config.file);
+    } catch (const YAML::Exception&) {
+    }
+    throw common::ConfigError(at + ": environment: the round log needs real training (environment: local-sgd)");
+  }
   if (options.episodes < 1 || options.chunk < 1) throw std::invalid_argument("log_real_rounds: episodes and chunk must be >= 1");
   const auto wall_start = std::chrono::steady_clock::now();
   const orchestra::LocalSgdBarrierEnvConfig base = training_env_config(config, 0);

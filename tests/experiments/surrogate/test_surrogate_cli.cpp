@@ -91,6 +91,16 @@ TEST_CASE("orchestra surrogate log, fit, then run on the surrogate: the usual re
   }
   const auto resolved = nlohmann::json::parse(testing::read_text(dir / "r1/orchestra-lcm/config.json"));
   CHECK(resolved["runtime"]["training"] == "surrogate");
+
+  // A round log of a training on the surrogate is refused, at the line of its environment: key.
+  std::string on_surrogate = kTrain;
+  on_surrogate.replace(on_surrogate.find("environment: local-sgd"), 22, "environment: surrogate\nsurrogate: s.json");
+  testing::write_text(dir / "train_on_surrogate.yaml", on_surrogate);
+  const auto log = testing::run_command(kBinary + " surrogate log " + (dir / "train_on_surrogate.yaml") + " --episodes 1 --out " + (dir / "log2"));
+  CHECK(log.exit_code == 2);
+  CHECK(log.output == "orchestra: config error: " + (dir / "train_on_surrogate.yaml") +
+                          ":2: environment: the round log needs real training (environment: local-sgd)\n");
+  CHECK_FALSE(std::filesystem::exists(dir / "log2"));
 }
 
 TEST_CASE("orchestra surrogate calibrate: real sweep once, one fidelity per drift scale, the chosen model written with its grid") {
