@@ -296,6 +296,13 @@ int surrogate_fidelity(ArgCursor& arg) {
   if (!read_sweep_command(arg, options, "fidelity")) return 0;
   const FidelityRunResult result = run_surrogate_fidelity(options);
   std::cout << surrogate_fidelity_markdown(result.fidelity);
+  if (!result.seeds_not_compared.empty()) {
+    std::string missing, compared;
+    for (const auto s : result.seeds_not_compared) missing += (missing.empty() ? "" : ", ") + std::to_string(s);
+    for (const auto s : result.fidelity.seeds) compared += (compared.empty() ? "" : ", ") + std::to_string(s);
+    std::fprintf(stderr, "surrogate fidelity: warning: the real runs have no seed %s: compared on seeds %s only\n", missing.c_str(),
+                 compared.c_str());
+  }
   if (!options.quiet) std::fprintf(stderr, "surrogate fidelity: %s, %s\n", result.files[0].c_str(), result.files[1].c_str());
   return 0;
 }

@@ -1,5 +1,6 @@
 #include "experiments/surrogate/fidelity_run.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <yaml-cpp/yaml.h>
@@ -132,6 +133,9 @@ FidelityRunResult run_surrogate_fidelity(const FidelityRunOptions& options) {
   std::string real_names;
   for (const auto& dir : result.real_dirs) real_names += (real_names.empty() ? "" : ", ") + dir;
   result.fidelity = compare_surrogate(real, read_evaluation_runs(result.surrogate_dir));
+  for (const std::uint64_t seed : options.seeds)
+    if (std::find(result.fidelity.seeds.begin(), result.fidelity.seeds.end(), seed) == result.fidelity.seeds.end())
+      result.seeds_not_compared.push_back(seed);
   const std::string md = (out / "fidelity.md").string(), csv = (out / "fidelity.csv").string();
   common::write_file_atomic(md, "# The surrogate of training against real training\n\nSurrogate: " + options.surrogate + "; real runs: " +
                                     real_names + "; surrogate runs: " + result.surrogate_dir + ".\n\n" +

@@ -32,6 +32,9 @@ struct FidelityRunResult {
   std::vector<std::string> real_dirs;
   std::string surrogate_dir;
   std::vector<std::string> files;        // fidelity.md, fidelity.csv
+  // Seeds asked for (--seeds) that no pair of runs has: a reused real evaluation (--real) of
+  // fewer seeds. The comparison is on the others; the command warns.
+  std::vector<std::uint64_t> seeds_not_compared;
 };
 
 // Throws common::ConfigError / DataError before anything runs for a bad surrogate or config, and

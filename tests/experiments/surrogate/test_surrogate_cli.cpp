@@ -206,6 +206,13 @@ TEST_CASE("orchestra surrogate fidelity --epochs --target: real and surrogate ru
   const auto reused = testing::run_command(base + " --epochs 1 --target 0.3 --real " + (dir / "f/real") + " --out " + (dir / "g"));
   REQUIRE_MESSAGE(reused.exit_code == 0, reused.output);
   CHECK(testing::read_text(dir / "g/fidelity.csv") == testing::read_text(dir / "f/fidelity.csv"));
+  CHECK(reused.output.find("warning") == std::string::npos);
+  // Asked for a seed the reused evaluation has not: compared on the others, and said so.
+  const auto fewer = testing::run_command(kBinary + " surrogate fidelity " + (dir / "s.json") + " " + (dir / "task.yaml") + " --seeds 1,2 --policy " +
+                                          shipped + " --quiet --epochs 1 --target 0.3 --real " + (dir / "f/real") + " --out " + (dir / "g2"));
+  REQUIRE_MESSAGE(fewer.exit_code == 0, fewer.output);
+  CHECK(fewer.output.find("surrogate fidelity: warning: the real runs have no seed 2: compared on seeds 1 only\n") != std::string::npos);
+  CHECK(testing::read_text(dir / "g2/fidelity.csv") == testing::read_text(dir / "f/fidelity.csv"));
   // ... and without them, refused: the config's own workload is not what ran.
   const auto refused = testing::run_command(base + " --real " + (dir / "f/real") + " --out " + (dir / "h"));
   CHECK(refused.exit_code != 0);
