@@ -13,6 +13,7 @@
 #include "experiments/config/config.hpp"
 #include "experiments/runner/drawn_cluster_config.hpp"
 #include "experiments/runner/train_config.hpp"
+#include "controller_task_config.hpp"
 #include "test_helpers.hpp"
 
 namespace {
@@ -23,14 +24,8 @@ namespace {
 const std::string& train_config() {
   static const testing::TempDir dir;
   static const std::string path = [] {
-    const std::string configs = std::string(ORCHESTRA_SOURCE_DIR) + "/configs/";
-    std::string task = testing::read_text(configs + "controller_task.yaml");
-    const std::string dataset = "  dataset: fashion-mnist\n";
-    const auto at = task.find(dataset);
-    REQUIRE(at != std::string::npos);
-    task.insert(at + dataset.size(), "  path: \"" + testing::fashion_mnist_dir() + "\"\n");
-    testing::write_text(dir / "controller_task.yaml", task);
-    testing::write_text(dir / "a3c_general.yaml", testing::read_text(configs + "a3c_general.yaml"));
+    testing::write_controller_task(dir.path);
+    testing::write_text(dir / "a3c_general.yaml", testing::read_text(std::string(ORCHESTRA_SOURCE_DIR) + "/configs/a3c_general.yaml"));
     return dir / "a3c_general.yaml";
   }();
   return path;

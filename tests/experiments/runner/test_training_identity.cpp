@@ -10,22 +10,16 @@
 #include "common/json_diff.hpp"
 #include "experiments/runner/train_config.hpp"
 #include "experiments/runner/training_identity.hpp"
+#include "controller_task_config.hpp"
 #include "test_helpers.hpp"
 
 namespace {
 
-// configs/a3c_general.yaml with its experiment reading the tests' Fashion-MNIST folder, written
-// into `folder` after `change` had its way with the document.
+// configs/a3c_general.yaml and its experiment (reading the tests' Fashion-MNIST folder), written
+// into `folder` after `change` had its way with the training config.
 std::string general_config(const std::filesystem::path& folder, const std::function<void(YAML::Node&)>& change = {}) {
-  const std::string configs = std::string(ORCHESTRA_SOURCE_DIR) + "/configs/";
-  std::string task = testing::read_text(configs + "controller_task.yaml");
-  const std::string dataset = "  dataset: fashion-mnist\n";
-  const auto at = task.find(dataset);
-  REQUIRE(at != std::string::npos);
-  task.insert(at + dataset.size(), "  path: \"" + testing::fashion_mnist_dir() + "\"\n");
-  std::filesystem::create_directories(folder);
-  testing::write_text(folder / "controller_task.yaml", task);
-  YAML::Node train = YAML::LoadFile(configs + "a3c_general.yaml");
+  testing::write_controller_task(folder);
+  YAML::Node train = YAML::LoadFile(std::string(ORCHESTRA_SOURCE_DIR) + "/configs/a3c_general.yaml");
   if (change) change(train);
   testing::write_text(folder / "train.yaml", YAML::Dump(train) + "\n");
   return folder / "train.yaml";
