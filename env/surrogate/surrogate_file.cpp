@@ -1,6 +1,8 @@
 #include "env/surrogate/surrogate_file.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -132,6 +134,17 @@ std::shared_ptr<const SurrogateModel> read_surrogate(const std::string& path) {
   } catch (const std::invalid_argument& e) {
     throw common::DataError(path + ": " + e.what());
   }
+}
+
+std::string surrogate_digest(const SurrogateModel& model) {
+  std::uint64_t hash = 14695981039346656037ULL;  // FNV-1a, 64 bits
+  for (const unsigned char byte : surrogate_to_json(model).dump()) {
+    hash ^= byte;
+    hash *= 1099511628211ULL;
+  }
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
 }
 
 void write_surrogate(const std::string& path, const SurrogateModel& model, const nlohmann::json& fit) {

@@ -26,6 +26,12 @@ nlohmann::json surrogate_to_json(const SurrogateModel& model, const nlohmann::js
 // Throws std::invalid_argument naming the first missing, ill-typed or out-of-range field.
 SurrogateModel surrogate_from_json(const nlohmann::json& json);
 
+// A short fingerprint of the model (16 hex digits, FNV-1a of its JSON without the fit report): what
+// a results folder's config.json records as runtime.surrogate_digest, and what `run` and
+// `train --resume` compare, so a surrogate refit at the same path counts as another one and the
+// same surrogate under another path as the same.
+std::string surrogate_digest(const SurrogateModel& model);
+
 // Reads and validates a surrogate file. Throws common::DataError "PATH: reason" for a missing or
 // unreadable file, text that is not JSON, another format or version, and any bad field.
 std::shared_ptr<const SurrogateModel> read_surrogate(const std::string& path);

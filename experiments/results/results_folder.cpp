@@ -163,7 +163,11 @@ json experiment_identity(const json& resolved_config) {
   json id = resolved_config;
   if (!id.is_object()) return id;
   for (const char* key : {"policy", "file", "real"}) id.erase(key);
-  if (id.contains("runtime") && id["runtime"].is_object()) id["runtime"].erase("threads");
+  if (id.contains("runtime") && id["runtime"].is_object()) {
+    nlohmann::json& runtime = id["runtime"];
+    runtime.erase("threads");
+    if (runtime.contains("surrogate_digest")) runtime.erase("surrogate");  // the surrogate counts by content, not path
+  }
   return id;
 }
 

@@ -28,7 +28,8 @@ namespace experiments {
 
 // The resolved config a policy folder records (config.json) as far as it says which experiment
 // ran: without "policy" (each policy's own keys, under its label), "file" (where the config was
-// read), "real" (a launch's backend and timeout) and runtime.threads (how fast it ran, not what).
+// read), "real" (a launch's backend and timeout) and runtime.threads (how fast it ran, not what);
+// a surrogate by its content (runtime.surrogate_digest), not its path (runtime.surrogate).
 // Two runs with the same identity are the same experiment; a resumed run must match its checkpoint's.
 nlohmann::json experiment_identity(const nlohmann::json& resolved_config);
 

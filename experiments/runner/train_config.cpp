@@ -196,7 +196,7 @@ TrainConfig load_train_config(const YAML::Node& root, const std::string& path) {
     }
     c.training_info["init_policy"] = c.a3c.init_policy;
   }
-  c.identity = training_identity({root, top.resolved(), resolved_a3c, c.experiments, c.focus_draws});
+  c.identity = training_identity({root, top.resolved(), resolved_a3c, c.experiments, c.focus_draws, c.surrogate ? env::surrogate_digest(*c.surrogate) : ""});
   return c;
 }
 

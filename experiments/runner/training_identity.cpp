@@ -57,6 +57,7 @@ nlohmann::json training_identity(const TrainingIdentityParts& parts) {
     for (const auto& file : parts.experiments) experiments.push_back(experiment_identity(load_config(file).resolved));
     id["experiments"] = experiments;
   }
+  if (!parts.surrogate_digest.empty()) id["surrogate"] = parts.surrogate_digest;
   if (id.contains("focus") && id["focus"].is_object()) {
     id["focus"].erase("files");
     id["focus"]["draws"] = parts.focus_draws;

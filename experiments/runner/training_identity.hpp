@@ -8,7 +8,8 @@
 // a3c.agents), how often it reports and saves (checkpoint_every, snapshot_every, log_every,
 // stats_window), its timeouts, the config's name, and a3c.init_policy (a resume starts from the
 // checkpoint, not from that file). Experiments count by what they run (experiment_identity), not
-// by their file's path; so do focus files (by their draws).
+// by their file's path; so do focus files (by their draws) and the surrogate (by its content,
+// env::surrogate_digest).
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -26,6 +27,7 @@ struct TrainingIdentityParts {
   nlohmann::json resolved_a3c;             // the a3c: section as read, defaults filled in
   std::vector<std::string> experiments;    // resolved paths
   std::vector<std::uint64_t> focus_draws;  // the focus files' clusters
+  std::string surrogate_digest;            // environment: surrogate's model (env::surrogate_digest), or empty
 };
 
 nlohmann::json training_identity(const TrainingIdentityParts& parts);

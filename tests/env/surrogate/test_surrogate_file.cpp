@@ -38,6 +38,22 @@ TEST_CASE("surrogate file: what is written reads back the same, with the fit rep
   CHECK(nlohmann::json::parse(testing::read_text(path))["form"] == "progress-noise");
 }
 
+TEST_CASE("surrogate file: the digest follows the model's numbers, not its fit report or where it was read") {
+  testing::TempDir dir;
+  const env::SurrogateModel m = testing::noisy_surrogate();
+  const std::string digest = env::surrogate_digest(m);
+  CHECK(digest.size() == 16);
+  CHECK(digest.find_first_not_of("0123456789abcdef") == std::string::npos);
+  env::write_surrogate(dir / "a.json", m, {{"episodes", 12}});
+  env::write_surrogate(dir / "b.json", m, {{"episodes", 99}});
+  CHECK(env::surrogate_digest(*env::read_surrogate(dir / "a.json")) == digest);
+  CHECK(env::surrogate_digest(*env::read_surrogate(dir / "b.json")) == digest);
+  env::SurrogateModel refit = m;
+  refit.progress.drift_scale *= 1.0000001;
+  CHECK(env::surrogate_digest(refit) != digest);
+  CHECK(env::surrogate_digest(testing::plain_surrogate()) != digest);
+}
+
 TEST_CASE("surrogate file: the barrier's rate k is written and read, a file fitted before it has k = 1") {
   testing::TempDir dir;
   const std::string path = dir / "s.json";

@@ -8,6 +8,9 @@
 #include <string>
 
 #include "common/json_diff.hpp"
+#include "env/surrogate/surrogate_file.hpp"
+#include "env/train/workload_task.hpp"
+#include "experiments/config/config.hpp"
 #include "experiments/runner/train_config.hpp"
 #include "experiments/runner/training_identity.hpp"
 #include "controller_task_config.hpp"
@@ -61,6 +64,37 @@ TEST_CASE("training identity: what is learned counts, how long and by how many d
   const auto edited = common::differing_keys(base, identity_of(dir / "base/train.yaml"));
   REQUIRE(edited.size() == 1);
   CHECK(edited[0] == "experiments");  // an edited experiment, though its path is the same
+}
+
+TEST_CASE("training identity: a surrogate counts by its content, not its path") {
+  testing::TempDir dir;
+  // A surrogate of the controller task's workload, as `orchestra surrogate fit` would write one.
+  const auto write_surrogate = [](const std::filesystem::path& folder, double scale) {
+    testing::write_controller_task(folder);
+    const auto task = experiments::load_config(folder / "controller_task.yaml");
+    env::SurrogateModel m;
+    m.task = env::wanted_task(task.data, task.training, task.global_batch);
+    if (m.task.train_samples == 0) m.task.train_samples = 60000;  // the whole data set: any count is read as it
+    if (m.task.test_samples == 0) m.task.test_samples = 10000;
+    m.accuracy.coefficients = {0.9, -0.3};
+    m.curve.scale = scale;
+    env::write_surrogate(folder / "fitted/s.json", m);
+  };
+  const auto on_surrogate = [&](const std::filesystem::path& folder) {
+    return identity_of(general_config(folder, [](YAML::Node& c) {
+      c["environment"] = "surrogate";
+      c["surrogate"] = "fitted/s.json";
+    }));
+  };
+  std::filesystem::create_directories(dir / "a/fitted");
+  write_surrogate(dir / "a", 10);
+  const nlohmann::json base = on_surrogate(dir / "a");
+  CHECK(base["surrogate"] == env::surrogate_digest(*env::read_surrogate(dir / "a/fitted/s.json")));
+  std::filesystem::create_directories(dir / "elsewhere/b/fitted");
+  write_surrogate(dir / "elsewhere/b", 10);
+  CHECK(on_surrogate(dir / "elsewhere/b") == base);  // the same surrogate, read from another folder
+  write_surrogate(dir / "a", 20);                        // refit where it was
+  CHECK(common::differing_keys(base, on_surrogate(dir / "a")) == std::vector<std::string>{"surrogate"});
 }
 
 TEST_CASE("training identity: YAML scalars read as JSON numbers and booleans, so spellings of one value are equal") {
