@@ -2,6 +2,7 @@
 #include "experiments/config/workload_surrogate.hpp"
 
 #include "env/surrogate/surrogate_file.hpp"
+#include "env/train/replica_memory.hpp"
 #include "env/train/workload_task.hpp"
 
 #include <filesystem>
@@ -367,6 +368,19 @@ void read_training_backend(common::YamlReader& runtime, ExperimentConfig& cfg) {
   cfg.surrogate = read_workload_surrogate(runtime, "surrogate", cfg.surrogate_file, cfg);
 }
 
+// A simulated cluster's replicas on the CPU that cannot fit this machine's memory are refused now,
+// naming the model, instead of the kernel killing the run silently later (env/train/replica_memory.hpp).
+void check_replicas_fit(const common::YamlReader& model, const ExperimentConfig& cfg) {
+  if (cfg.mode != ClusterMode::Simulated || cfg.training_backend != TrainingBackend::Libtorch || cfg.training.timing_only ||
+      cfg.training.device != "cpu")
+    return;
+  const int workers = cfg.cluster.num_workers();
+  const std::int64_t parameters = env::parameter_count(cfg.training.model, env::dataset_kind(cfg.data.dataset).input_shape(cfg.data), 10);
+  const double bytes = env::replicas_bytes(parameters, workers, cfg.training.optimizer);
+  if (const auto problem = env::replicas_memory_problem(cfg.training.model, parameters, workers, bytes, env::machine_memory_bytes()))
+    model.fail(cfg.training.model.arch == "mlp" ? "hidden" : cfg.training.model.arch == "resnet" ? "resnet_width" : "arch", *problem);
+}
+
 }  // namespace
 
 std::optional<std::string> policy_label_problem(const std::string& label) {
@@ -457,6 +471,8 @@ ExperimentConfig parse_config(const std::string& text, const std::string& file) 
   read_policies(top, cfg);
   top.reject_unknown_keys();
 
+  check_replicas_fit(model, cfg);
+
   // Each worker must hold its share of the global batch under SSGD's equal split.
   for (const auto& w : cfg.cluster.workers)
     if (w.max_batch < 1) throw common::ConfigError(file + ": worker " + w.name + ": max_batch must be positive");
@@ -464,6 +480,7 @@ ExperimentConfig parse_config(const std::string& text, const std::string& file) 
   cfg.resolved = top.resolved();
   for (auto* section : {&data, &model, &t, &cluster, &network, &runtime, &output}) cfg.resolved[section->path()] = section->resolved();
   cfg.resolved["file"] = file;
+  if (cfg.surrogate) cfg.resolved["runtime"]["surrogate_digest"] = env::surrogate_digest(*cfg.surrogate);
   return cfg;
 }
 

@@ -6,9 +6,11 @@
 
 #include "common/errors.hpp"
 #include "env/surrogate/surrogate_file.hpp"
+#include "common/json_diff.hpp"
 #include "common/limits.hpp"
 #include "experiments/config/config.hpp"
 #include "experiments/registry/policy_registry.hpp"
+#include "experiments/results/results_folder.hpp"
 #include "test_helpers.hpp"
 
 using experiments::parse_config;
@@ -220,7 +222,35 @@ TEST_CASE("runtime.training: surrogate reads the surrogate file relative to the 
   REQUIRE(cfg.surrogate);
   CHECK(cfg.surrogate->task.model == "mlp [256, 128]");
   CHECK(cfg.resolved["runtime"]["training"] == "surrogate");
+  CHECK(cfg.resolved["runtime"]["surrogate_digest"] == env::surrogate_digest(*cfg.surrogate));
   CHECK(parse_config(kValid, "x.yaml").training_backend == experiments::TrainingBackend::Libtorch);
+  CHECK_FALSE(parse_config(kValid, "x.yaml").resolved["runtime"].contains("surrogate_digest"));
+  // The experiment is the surrogate's content: the same file elsewhere is the same experiment, a
+  // refit at the same path another one (`run` into a folder of the first refuses it).
+  const nlohmann::json identity = experiments::experiment_identity(cfg.resolved);
+  std::filesystem::create_directories(dir / "moved");
+  std::filesystem::copy_file(dir / "s.json", dir / "moved/s.json");
+  CHECK(experiments::experiment_identity(parse_config(with("policies:", "runtime:\n  training: surrogate\n  surrogate: moved/s.json\npolicies:"),
+                                                      dir / "x.yaml")
+                                             .resolved) == identity);
+  write_matching_surrogate(dir / "s.json");
+  env::SurrogateModel refit = *env::read_surrogate(dir / "s.json");
+  refit.curve.scale *= 2;
+  env::write_surrogate(dir / "s.json", refit);
+  CHECK(common::differing_keys(identity, experiments::experiment_identity(parse_config(yaml, dir / "x.yaml").resolved)) ==
+        std::vector<std::string>{"runtime.surrogate_digest"});
+}
+
+TEST_CASE("a model whose replicas cannot fit this machine's memory is refused when the config is read, naming the model") {
+  // 10 layers of 65,536: 38.7 G parameters, about 1.2 TB for two workers' replicas.
+  const std::string huge = "model:\n  hidden: [65536, 65536, 65536, 65536, 65536, 65536, 65536, 65536, 65536, 65536]\ntraining:";
+  CHECK_THROWS_WITH_AS(parse_config(with("training:", huge), "x.yaml"),
+                       doctest::Contains("x.yaml:6: model.hidden: mlp [65536, 65536, 65536, 65536, 65536, 65536, 65536, 65536, 65536, 65536] "
+                                         "(38.7 G parameters) on 2 workers needs about 1.2 TB for its replicas, more than this machine's"),
+                       common::ConfigError);
+  // Nothing is allocated where nothing trains, or trains elsewhere: a timing-only run, or a GPU's own memory.
+  CHECK_NOTHROW(parse_config(with("training:", huge).replace(with("training:", huge).find("epochs: 1"), 9, "epochs: 1\n  timing_only: true"), "x.yaml"));
+  CHECK_NOTHROW(parse_config(with("training:", huge) + "runtime:\n  device: cuda\n", "x.yaml"));
 }
 
 TEST_CASE("runtime.training: surrogate errors name the file, line and key") {
