@@ -117,7 +117,18 @@ void check_control(const PolicyControl& control) {
   orchestra::BarrierController as_trained(options);
   if (control.planned_min_barrier_x_start > 0) options.min_barrier_x_start = control.planned_min_barrier_x_start;
   if (control.planned_max_barrier_x_start > 0) options.max_barrier_x_start = control.planned_max_barrier_x_start;
-  orchestra::BarrierController from_plan(options);
+  try {
+    orchestra::BarrierController from_plan(options);
+  } catch (const std::invalid_argument& e) {
+    // The controller knows only its own bounds; where a planned one stood in, say so by its name.
+    std::string text = e.what();
+    for (const char* key : {"min_barrier_x_start", "max_barrier_x_start"}) {
+      const bool planned = key[1] == 'i' ? control.planned_min_barrier_x_start > 0 : control.planned_max_barrier_x_start > 0;
+      const std::size_t at = text.find(key);
+      if (planned && at != std::string::npos && (at == 0 || text[at - 1] != '_')) text.insert(at, "planned_");
+    }
+    throw std::invalid_argument(text);
+  }
 }
 
 const char* barrier_start_name(BarrierStart start) { return start == BarrierStart::Planned ? "planned" : "lcm"; }

@@ -78,13 +78,13 @@ ProgramResult run_program(const std::vector<std::string>& argv, int timeout_s) {
 }
 
 // gnuplot's last lines say what went wrong; a whole echo of a long script would bury them.
-std::string tail_lines(const std::string& text, std::size_t lines) {
-  std::size_t pos = text.size();
-  while (pos > 0 && (text[pos - 1] == '\n' || text[pos - 1] == ' ')) --pos;
-  const std::size_t end = pos;
-  for (std::size_t seen = 0; pos > 0; --pos)
-    if (text[pos - 1] == '\n' && ++seen == lines) break;
-  return text.substr(pos, end - pos);
+// gnuplot's error, its last non-blank line ("\"x.gp\", line 24: x range is invalid"): the lines
+// above it echo the script and point at the column, which one error line has no room for.
+std::string last_line(const std::string& text) {
+  std::size_t end = text.size();
+  while (end > 0 && (text[end - 1] == '\n' || text[end - 1] == ' ' || text[end - 1] == '\r')) --end;
+  const std::size_t start = text.rfind('\n', end == 0 ? 0 : end - 1);
+  return text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1));
 }
 
 // pngcairo draws anti-aliased lines; the libgd `png` terminal is the fallback for a gnuplot built
@@ -141,7 +141,7 @@ void render_gnuplot(const std::string& script_path, const std::string& image_pat
   if (r.timed_out || r.status != 0 || !std::filesystem::is_regular_file(temporary, ec)) {
     std::filesystem::remove(temporary, ec);
     if (r.timed_out) throw common::PlotError(script_path + ": gnuplot did not finish within " + std::to_string(options.timeout_s) + " s");
-    throw common::PlotError(script_path + ": gnuplot failed (exit " + std::to_string(r.status) + "): " + tail_lines(r.output, 4));
+    throw common::PlotError(script_path + ": gnuplot failed (exit " + std::to_string(r.status) + "): " + last_line(r.output));
   }
   std::filesystem::rename(temporary, image_path, ec);
   if (ec) {

@@ -1,6 +1,7 @@
 // `orchestra compare`: the comparison table of one or several runs, and optionally their figures.
 #include <filesystem>
 #include <iostream>
+#include <map>
 
 #include "common/atomic_file.hpp"
 #include "common/folder_lock.hpp"
@@ -18,6 +19,11 @@
 namespace experiments {
 
 namespace {
+
+// Said even with --quiet: a table without them must not pass for the whole folder.
+void say_skipped(const std::vector<SkippedFolder>& skipped) {
+  for (const auto& s : skipped) std::cerr << "orchestra compare: skipped " << s.dir << ": " << s.reason << "\n";
+}
 
 const char* kCompareHelp = R"(usage: orchestra compare RESULTS_DIR... [--out DIR] [--plot] [--html] [--quiet]
        orchestra compare REAL_DIR... --sim SIM_DIR [--out DIR] [--quiet]
@@ -108,11 +114,15 @@ int command_compare(const Args& args) {
     if (plot || html) throw UsageError(option + " writes a table only; run compare --plot (or --html) on each folder for figures");
     std::vector<RunResults> real;
     for (const auto& dir : dirs) {
-      std::vector<RunResults> one = read_results({dir});
+      std::vector<SkippedFolder> skipped;
+      std::vector<RunResults> one = read_results({dir}, &skipped);
+      say_skipped(skipped);
       if (one.size() != 1) throw UsageError(option + " needs one experiment's folder on each side: " + dir + " holds " + std::to_string(one.size()));
       real.push_back(std::move(one.front()));
     }
-    const std::vector<RunResults> other = read_results({repeat ? repeat_dir : sim_dir});
+    std::vector<SkippedFolder> skipped;
+    const std::vector<RunResults> other = read_results({repeat ? repeat_dir : sim_dir}, &skipped);
+    say_skipped(skipped);
     if (other.size() != 1) throw UsageError(option + " needs one experiment's folder on each side");
     const std::string table = fidelity_markdown(repeat ? compare_fidelity(real.front(), other.front(), FidelityReference::RepeatRun)
                                                        : compare_fidelity(real, other.front()));
@@ -128,7 +138,8 @@ int command_compare(const Args& args) {
     if (html) throw UsageError("--html: an evaluation folder has its table and --plot figures; compare a cluster's seed-<N> folder for a report");
     const std::vector<ControllerRun> controller_runs = read_evaluation_runs(dirs.front());
     const EvaluationSummary summary = summarize_evaluation(controller_runs);
-    const std::vector<std::string> written = write_evaluation_tables(dirs.front(), summary, controller_runs);
+    common::create_folder(out_dir);
+    const std::vector<std::string> written = write_evaluation_tables(out_dir, summary, controller_runs);
     if (!quiet) {
       std::cout << evaluation_markdown(summary) << "written:";
       for (std::size_t i = 0; i < written.size(); ++i) std::cout << (i ? ", " : " ") << written[i];
@@ -136,15 +147,24 @@ int command_compare(const Args& args) {
     }
     if (plot && !summary.overall.empty()) {
       find_gnuplot(plot_options.gnuplot.program);
-      const auto files = plot_evaluation(dirs.front(), summary, summary.overall.front().controller);
-      if (!quiet) std::cout << "plots: " << files.size() << " files in " << dirs.front() << "/plots/\n";
+      plot_options.out_dir = out_dir + "/plots";
+      const auto files = plot_evaluation(dirs.front(), summary, summary.overall.front().controller, plot_options);
+      if (!quiet && files.empty()) std::cout << "plots: none, no controller reached the target on any cluster\n";
+      if (!quiet && !files.empty()) std::cout << "plots: " << files.size() << " files in " << plot_options.out_dir << "/\n";
     }
     return 0;
   }
   std::vector<SkippedFolder> skipped;
   const std::vector<RunResults> runs = read_results(dirs, &skipped);
-  // Said even with --quiet: a table without them must not pass for the whole folder.
-  for (const auto& s : skipped) std::cerr << "orchestra compare: skipped " << s.dir << ": " << s.reason << "\n";
+  say_skipped(skipped);
+  // A run's name labels its rows and names its figures: two runs of one name would share them,
+  // the second's figures written over the first's.
+  std::map<std::string, std::string> folder_of;
+  for (const auto& run : runs)
+    if (const auto [at, fresh] = folder_of.emplace(run.name, run.dir); !fresh)
+      throw UsageError(at->second == run.dir ? run.dir + " is given twice"
+                                             : "two runs named '" + run.name + "' (" + at->second + " and " + run.dir +
+                                                   "): their rows and figures would share one name; copy or link one under another name");
   plot = plot || html;  // the report holds every figure
   if (plot) find_gnuplot(plot_options.gnuplot.program);  // fail before writing anything
   const std::vector<ComparisonRow> rows = comparison_rows(runs);

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "agents/policy_file.hpp"
 #include "experiments/cli/cli_args.hpp"
@@ -85,7 +86,13 @@ int command_redeploy(const Args& args) {
   try {
     agents::check_control(control);
   } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("the bounds given: ") + e.what());
+    // The policy file's key names, said as the flags that set them.
+    std::string text = e.what();
+    for (const auto& [key, flag] : {std::pair{"planned_min_barrier_x_start", "--planned-min-T-x-start"}, std::pair{"planned_max_barrier_x_start", "--planned-max-T-x-start"},
+                                    std::pair{"min_barrier_x_start", "--min-T-x-start"}, std::pair{"max_barrier_x_start", "--max-T-x-start"}})
+      for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1))
+        if (at == 0 || (text[at - 1] != '_' && text[at - 1] != '-')) text.replace(at, std::string(key).size(), flag);
+    throw UsageError(std::string("the bounds given: ") + text);
   }
   std::map<std::string, std::string> training = policy.training();
   training["redeployed_from"] = input;

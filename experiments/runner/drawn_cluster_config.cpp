@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "common/errors.hpp"
+#include "common/yaml_file.hpp"
 #include "common/number_text.hpp"
 #include "env/train/dataset.hpp"
 #include "experiments/config/config.hpp"
@@ -95,12 +96,7 @@ std::string summary(const orchestra::DrawnCluster& d) {
 
 std::string drawn_cluster_yaml(const orchestra::DrawnCluster& drawn, const std::string& workload_path, const std::string& name,
                                const std::string& provenance) {
-  YAML::Node workload;
-  try {
-    workload = YAML::LoadFile(workload_path);
-  } catch (const YAML::Exception& e) {
-    throw common::ConfigError(workload_path + ": " + e.what());
-  }
+  const YAML::Node workload = common::read_yaml_file(workload_path);
   // Everything of the workload but what the draw replaces.
   YAML::Node rest(YAML::NodeType::Map);
   for (const auto& kv : workload) {

@@ -504,7 +504,8 @@ std::vector<std::string> write_evaluation_tables(const std::string& out_dir, con
   return written;
 }
 
-std::vector<std::string> plot_evaluation(const std::string& out_dir, const EvaluationSummary& summary, const std::string& controller) {
+std::vector<std::string> plot_evaluation(const std::string& out_dir, const EvaluationSummary& summary, const std::string& controller,
+                                         PlotOptions options) {
   std::vector<BarrierTrace> traces;
   for (const auto& cluster : summary.clusters) {
     if (cluster.oracle_s.empty()) continue;  // no sweep point reached the target
@@ -522,11 +523,16 @@ std::vector<std::string> plot_evaluation(const std::string& out_dir, const Evalu
     trace.oracle_time_s = cluster.oracle_s.at(seed);
     traces.push_back(std::move(trace));
   }
-  PlotOptions options;
-  options.out_dir = (fs::path(out_dir) / "plots").string();
-  const PlotReport report =
-      draw_figures({evaluation_figure(summary, "evaluation"), barrier_vs_oracle_figure(traces, controller, "barrier_vs_oracle")}, options);
-  return report.files;
+  if (options.out_dir.empty()) options.out_dir = (fs::path(out_dir) / "plots").string();
+  // gnuplot refuses a histogram without one finite bar ("x range is invalid").
+  bool any_ratio = false;
+  for (const auto& cluster : summary.clusters)
+    for (const auto& score : cluster.controllers) any_ratio = any_ratio || score.geomean_ratio > 0;
+  std::vector<Figure> figures;
+  if (any_ratio) figures.push_back(evaluation_figure(summary, "evaluation"));
+  if (!traces.empty()) figures.push_back(barrier_vs_oracle_figure(traces, controller, "barrier_vs_oracle"));
+  if (figures.empty()) return {};
+  return draw_figures(figures, options).files;
 }
 
 std::vector<ControllerRun> read_evaluation_runs(const std::string& out_dir) {
@@ -538,18 +544,27 @@ std::vector<ControllerRun> read_evaluation_runs(const std::string& out_dir) {
   if (clusters.empty()) throw common::DataError(out_dir + ": not an evaluation (no <cluster>/evaluate.yaml)");
   std::vector<ControllerRun> runs;
   for (const auto& dir : clusters) {
-    const YAML::Node config = YAML::LoadFile((dir / "evaluate.yaml").string());
+    // An evaluate.yaml edited or cut short: its file and line, not yaml-cpp's words alone.
+    const std::string file = (dir / "evaluate.yaml").string();
+    YAML::Node config;
     std::vector<std::uint64_t> seeds;
-    for (const auto& s : config["seeds"]) seeds.push_back(s.as<std::uint64_t>());
+    std::vector<std::pair<std::string, double>> entries;  // label, the sweep point's T (0: a controller)
+    try {
+      config = YAML::LoadFile(file);
+      for (const auto& s : config["seeds"]) seeds.push_back(s.as<std::uint64_t>());
+      for (const auto& entry : config["policies"]) entries.emplace_back(entry_label(entry), is_sweep_point(entry) ? entry["T_ms"].as<double>() : 0.0);
+    } catch (const YAML::Exception& e) {
+      throw common::DataError(file + ":" + std::to_string(e.mark.line + 1) + ": not readable as an evaluation's config (" + e.msg + ")");
+    }
     for (std::uint64_t seed : seeds)
-      for (const auto& entry : config["policies"]) {
+      for (const auto& [label, sweep_ms] : entries) {
         ControllerRun run;
         run.cluster = dir.filename().string();
         run.seed = seed;
-        run.controller = entry_label(entry);
-        if (is_sweep_point(entry)) {
+        run.controller = label;
+        if (sweep_ms > 0) {
           run.role = ControllerRole::Sweep;
-          run.barrier_ms = entry["T_ms"].as<double>();
+          run.barrier_ms = sweep_ms;
         }
         const PolicyResults r = read_policy_folder((dir / ("seed-" + std::to_string(seed)) / run.controller).string());
         run.time_to_target_s = r.time_to_target_s;

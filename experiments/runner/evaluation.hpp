@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "experiments/analysis/controller_evaluation.hpp"
+#include "experiments/analysis/plots.hpp"
 #include "experiments/config/config.hpp"
 #include "experiments/config/workload_change.hpp"
 
@@ -73,10 +74,13 @@ EvaluationResult run_evaluation(const EvaluateOptions& options);
 std::vector<std::string> write_evaluation_tables(const std::string& out_dir, const EvaluationSummary& summary,
                                                  const std::vector<ControllerRun>& runs);
 
-// Draws DIR/plots/evaluation (every judged controller over the oracle, per cluster) and
-// DIR/plots/barrier_vs_oracle (`controller`'s T over its run on each cluster's first seed against
-// the oracle's T); returns the images written. Throws common::PlotError without gnuplot.
-std::vector<std::string> plot_evaluation(const std::string& out_dir, const EvaluationSummary& summary, const std::string& controller);
+// Draws, into options.out_dir (default DIR/plots), evaluation (every judged controller over the
+// oracle, per cluster) and barrier_vs_oracle (`controller`'s T over its run on each cluster's first
+// seed against the oracle's T), from the evaluation in DIR; returns the images written. A figure
+// with nothing to draw (no controller reached the target; no cluster with an oracle) is left out.
+// Throws common::PlotError without gnuplot.
+std::vector<std::string> plot_evaluation(const std::string& evaluation_dir, const EvaluationSummary& summary, const std::string& controller,
+                                         PlotOptions options = {});
 
 // Reads an evaluation's folder back (DIR/<cluster>/seed-<N>/<controller>/summary.json and the
 // sweep values of DIR/<cluster>/evaluate.yaml): `orchestra compare` on it, and the tests.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "agents/policy_file.hpp"
+#include "common/yaml_file.hpp"
 #include "env/surrogate/surrogate_file.hpp"
 #include "orchestra/barrier_env.hpp"
 #include "env/train/workload_task.hpp"
@@ -74,14 +75,7 @@ void read_focus(common::YamlReader& top, TrainConfig& c) {
 }  // namespace
 
 TrainConfig load_train_config(const std::string& path) {
-  if (!std::filesystem::exists(path)) throw common::ConfigError(path + ": no such config file");
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::ParserException& e) {
-    throw common::ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
-  }
-  return load_train_config(root, path);
+  return load_train_config(common::read_yaml_file(path), path);
 }
 
 TrainConfig load_train_config(const YAML::Node& root, const std::string& path) {

@@ -7,6 +7,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/errors.hpp"
+#include "common/yaml_file.hpp"
 #include "env/surrogate/surrogate_file.hpp"
 #include "experiments/config/config.hpp"
 #include "experiments/runner/evaluation.hpp"
@@ -17,13 +18,7 @@ namespace fs = std::filesystem;
 
 std::string surrogate_variant(const std::string& config_path, const std::string& surrogate) {
   // The user's file is read here before the variant is: its errors name it, not the variant.
-  if (!fs::is_regular_file(config_path)) throw common::ConfigError(config_path + ": no such config file");
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(config_path);
-  } catch (const YAML::Exception& e) {
-    throw common::ConfigError(config_path + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML (" + e.msg + ")");
-  }
+  YAML::Node root = common::read_yaml_file(config_path);
   if (!root.IsMap()) throw common::ConfigError(config_path + ": expected a mapping of keys (name:, cluster:, ...)");
   for (const char* key : {"data", "runtime"})
     if (root[key] && !root[key].IsMap())

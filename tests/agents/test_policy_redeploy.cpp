@@ -57,7 +57,8 @@ TEST_CASE("orchestra redeploy: bounds the controller refuses, an unknown start o
   const auto out = " --out " + (dir / "bad.pt");
   for (const auto& [flags, says] : std::vector<std::pair<std::string, std::string>>{
            {"--min-T-x-start 2 --max-T-x-start 1", "the bounds given: "},
-           {"--planned-min-T-x-start 2", "the bounds given: "},
+           {"--planned-min-T-x-start 2", "the bounds given: orchestra barrier controller: --planned-min-T-x-start: expected a factor in [0, 1]"},
+           {"--min-T-x-start 2", "the bounds given: orchestra barrier controller: --min-T-x-start: expected a factor in [0, 1]"},
            {"--start sideways", "--start: expected lcm or planned, got sideways"},
            {"--max-T-x-start -1", "--max-T-x-start"},
            {"", "nothing to change"}}) {

@@ -17,6 +17,7 @@
 #include "common/json_file.hpp"
 #include "common/leftovers.hpp"
 #include "common/names.hpp"
+#include "common/yaml_file.hpp"
 #include "common/yaml_reader.hpp"
 
 namespace {
@@ -90,6 +91,24 @@ TEST_CASE("json file: the document, or one data error naming the file and saying
   fails_with(write("bad.json", "{\"a\": "), ": not valid JSON ([json.exception.parse_error.101]");
   fails_with(write("huge.json", "[1e999]"), ": not valid JSON ([json.exception.out_of_range.406]");
   fails_with(write("empty.json", ""), ": not valid JSON (");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("yaml file: the document, or one config error naming the file (and line) and saying what is wrong") {
+  namespace fs = std::filesystem;
+  const auto dir = fs::temp_directory_path() / ("common-yaml-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "folder.yaml");
+  const auto write = [&](const std::string& name, const std::string& text) {
+    common::write_file_atomic((dir / name).string(), text);
+    return (dir / name).string();
+  };
+  CHECK(common::read_yaml_file(write("good.yaml", "a: [1, 2]\n"))["a"][1].as<int>() == 2);
+  const auto fails_with = [](const std::string& path, const std::string& message) {
+    CHECK_THROWS_WITH_AS(common::read_yaml_file(path), (path + message).c_str(), common::ConfigError);
+  };
+  fails_with((dir / "none.yaml").string(), ": no such config file");
+  fails_with((dir / "folder.yaml").string(), ": is a directory, not a config file");  // not libstdc++'s "basic_filebuf::underflow"
+  fails_with(write("bad.yaml", "a: 1\nb: [1, 2\n"), ":3: not valid YAML: end of sequence flow not found");
   fs::remove_all(dir);
 }
 

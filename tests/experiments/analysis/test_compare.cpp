@@ -160,7 +160,7 @@ TEST_CASE("orchestra compare: prints the table, writes compare.md and compare.cs
   CHECK(testing::read_text(tmp / "out/compare.csv").find("exp,lbb,lbb,0.8,50,2,dsgd,") != std::string::npos);
 }
 
-TEST_CASE("orchestra compare: bad input exits non-zero with one line") {
+TEST_CASE("orchestra compare: bad input exits non-zero with one line, two runs of one name included") {
   testing::TempDir tmp;
   std::filesystem::create_directories(tmp / "empty");
   const auto none = testing::run_command(std::string(ORCHESTRA_BINARY) + " compare " + (tmp / "empty"));
@@ -170,6 +170,17 @@ TEST_CASE("orchestra compare: bad input exits non-zero with one line") {
   const auto no_args = testing::run_command(std::string(ORCHESTRA_BINARY) + " compare");
   CHECK(no_args.exit_code == 2);
   CHECK(no_args.output.find("compare needs at least one RESULTS_DIR") != std::string::npos);
+  // Two runs of one name would share their rows and figures: the second's written over the first's.
+  testing::write_results(tmp / "exp");
+  testing::write_results(tmp / "other/exp");
+  const auto same_name = testing::run_command(std::string(ORCHESTRA_BINARY) + " compare " + (tmp / "exp") + " " + (tmp / "other/exp") + " --out " + (tmp / "c"));
+  CHECK(same_name.exit_code == 2);
+  CHECK(same_name.output == "orchestra compare: two runs named 'exp' (" + (tmp / "exp") + " and " + (tmp / "other/exp") +
+                                "): their rows and figures would share one name; copy or link one under another name\n");
+  const auto twice = testing::run_command(std::string(ORCHESTRA_BINARY) + " compare " + (tmp / "exp") + " " + (tmp / "exp") + " --out " + (tmp / "c"));
+  CHECK(twice.exit_code == 2);
+  CHECK(twice.output == "orchestra compare: " + (tmp / "exp") + " is given twice\n");
+  CHECK_FALSE(std::filesystem::exists(tmp / "c"));
   const auto help = testing::run_command(std::string(ORCHESTRA_BINARY) + " compare --help");
   CHECK(help.exit_code == 0);
   CHECK(help.output.find("example:\n  orchestra run configs/quickstart.yaml") != std::string::npos);

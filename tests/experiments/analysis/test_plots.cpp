@@ -198,13 +198,21 @@ TEST_CASE("plots: a missing gnuplot is a clear error, before any file is written
   CHECK_FALSE(std::filesystem::exists(tmp / "plots"));
 }
 
-TEST_CASE("plots: a gnuplot error is reported with gnuplot's message, and no image is left") {
+TEST_CASE("plots: a gnuplot error is reported with gnuplot's message on one line, and no image is left") {
   if (!testing::gnuplot_or_skip()) return;
   testing::TempDir tmp;
   testing::write_text(tmp / "bad.gp", "plot $nowhere using 1:2\n");
   CHECK_THROWS_WITH_AS(render_gnuplot(tmp / "bad.gp", tmp / "bad.png", ImageFormat::Png, GnuplotOptions{}),
                        doctest::Contains("gnuplot failed (exit 1)"), common::PlotError);
   CHECK_FALSE(std::filesystem::exists(tmp / "bad.png"));
+  // One line: gnuplot's own error line, without the script it echoes above it.
+  try {
+    render_gnuplot(tmp / "bad.gp", tmp / "bad.png", ImageFormat::Png, GnuplotOptions{});
+  } catch (const common::PlotError& e) {
+    const std::string message = e.what();
+    CHECK(message.find('\n') == std::string::npos);
+    CHECK(message.find("line 1: ") != std::string::npos);
+  }
 }
 
 TEST_CASE("plots: labels become safe file names and quotes in titles stay gnuplot strings") {

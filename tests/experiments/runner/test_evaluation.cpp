@@ -162,6 +162,26 @@ TEST_CASE("orchestra evaluate: every controller per seed, the oracle and the rat
   CHECK(testing::read_text(dir / "eval/evaluation.md") == table);
   CHECK(testing::read_text(dir / "eval/evaluation_overall.csv") == overall);
   CHECK(testing::read_text(dir / "eval/plots/evaluation.gp") == bars);
+  // With --out (and --gnuplot) it writes there, and leaves the evaluation's folder as it was.
+  const auto elsewhere = testing::run_command(std::string(ORCHESTRA_BINARY) + " compare " + (dir / "eval") + " --plot --quiet --out " +
+                                              (dir / "again") + " --gnuplot gnuplot");
+  CHECK(elsewhere.exit_code == 0);
+  CHECK(testing::read_text(dir / "again/evaluation.md") == table);
+  CHECK(testing::read_text(dir / "again/plots/evaluation.gp") == bars);
+  const auto no_gnuplot = testing::run_command(std::string(ORCHESTRA_BINARY) + " compare " + (dir / "eval") + " --plot --quiet --out " +
+                                               (dir / "again2") + " --gnuplot /nonexistent/gnuplot");
+  CHECK(no_gnuplot.exit_code != 0);
+  CHECK(no_gnuplot.output.find("/nonexistent/gnuplot") != std::string::npos);
+  // An evaluate.yaml cut short or edited by hand: its file and line.
+  std::string kept = testing::read_text(dir / "eval/tiny/evaluate.yaml");
+  const std::size_t t_ms = kept.find("T_ms: ");
+  REQUIRE(t_ms != std::string::npos);
+  testing::write_text(dir / "eval/tiny/evaluate.yaml", std::string(kept).replace(t_ms, 6, "T_ms: fast"));
+  const auto damaged = testing::run_command(std::string(ORCHESTRA_BINARY) + " compare " + (dir / "eval") + " --quiet");
+  CHECK(damaged.exit_code == 2);
+  CHECK(damaged.output.rfind("orchestra: data error: " + (dir / "eval/tiny/evaluate.yaml") + ":", 0) == 0);
+  CHECK(damaged.output.find(": not readable as an evaluation's config (bad conversion)") != std::string::npos);
+  testing::write_text(dir / "eval/tiny/evaluate.yaml", kept);
 
   // Bad input: a policy that is not one, and no config, are one line each.
   testing::write_text(dir / "bad.pt", "not a policy");
@@ -171,6 +191,25 @@ TEST_CASE("orchestra evaluate: every controller per seed, the oracle and the rat
   bad = testing::run_command(std::string(ORCHESTRA_BINARY) + " evaluate " + (dir / "policy.pt"));
   CHECK(bad.exit_code == 2);
   CHECK(bad.output.find("evaluate needs POLICY.pt and CONFIG.yaml files") != std::string::npos);
+}
+
+TEST_CASE("plot_evaluation: where no controller reached the target and no cluster has an oracle, nothing is drawn (gnuplot refuses an empty histogram)") {
+  testing::TempDir dir;
+  experiments::EvaluationSummary summary;
+  experiments::ClusterScore cluster;
+  cluster.cluster = "slow";
+  cluster.seeds_without_oracle = {1};
+  experiments::ControllerScore missed;
+  missed.controller = "a3c";
+  missed.runs = 1;
+  missed.misses = 1;
+  cluster.controllers.push_back(missed);
+  summary.clusters.push_back(cluster);
+  summary.overall.push_back(missed);
+  experiments::PlotOptions options;
+  options.gnuplot.program = "/nonexistent/gnuplot";  // not run: nothing to draw
+  CHECK(experiments::plot_evaluation(dir / "eval", summary, "a3c", options).empty());
+  CHECK_FALSE(std::filesystem::exists(dir / "eval/plots"));
 }
 
 TEST_CASE("orchestra evaluate --epochs --target: every run on the changed workload, the baselines' times at the other target") {
