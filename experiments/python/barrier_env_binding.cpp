@@ -16,7 +16,9 @@
 // RuntimeError, not a wait. Resets take a process-wide lock, because building an episode's replicas
 // seeds libtorch's global generator (env/train/replicas.cpp), which Debian's python3-torch shares
 // with this module; the generator's state is put back afterwards, so a reset does not change what
-// the user's own torch.rand draws next (torch_generator_guard.hpp).
+// the user's own torch.rand draws next (torch_generator_guard.hpp). What the lock cannot order: the
+// user's draws from the global generator in another thread, and orchestra.run (which holds no lock:
+// it may take hours) in another thread; either interleaves with a reset's seeding (README).
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -31,6 +33,7 @@
 
 #include "common/errors.hpp"
 #include "common/limits.hpp"
+#include "common/yaml_file.hpp"
 #include "env/train/compute_threads.hpp"
 #include "experiments/python/bindings.hpp"
 #include "experiments/python/torch_generator_guard.hpp"
@@ -48,8 +51,8 @@ namespace {
 
 // The keys of a training config that name files: those in the file are relative to the file's
 // folder; those given as keywords are relative to the current directory, as Python's open() is, and
-// are made absolute here before they meet the file's. `experiments` is a list of files,
-// `surrogate` (environment: surrogate, issue 41) one file.
+// are made absolute here before they meet the file's. `experiments` and `focus.files` are lists of
+// files, `surrogate` (environment: surrogate, issue 41) and `a3c.init_policy` one file each.
 void anchor_paths(YAML::Node& overrides) {
   const auto anchor = [](YAML::Node node) {
     if (!node.IsScalar()) return;
@@ -59,6 +62,11 @@ void anchor_paths(YAML::Node& overrides) {
   if (YAML::Node list = overrides["experiments"]; list && list.IsSequence())
     for (std::size_t i = 0; i < list.size(); ++i) anchor(list[i]);
   if (YAML::Node file = overrides["surrogate"]) anchor(file);
+  if (YAML::Node a3c = overrides["a3c"]; a3c && a3c.IsMap())
+    if (YAML::Node file = a3c["init_policy"]) anchor(file);
+  if (YAML::Node focus = overrides["focus"]; focus && focus.IsMap())
+    if (YAML::Node files = focus["files"]; files && files.IsSequence())
+      for (std::size_t i = 0; i < files.size(); ++i) anchor(files[i]);
 }
 
 // A config error about a keyword's value names the keyword instead of the file: override nodes
@@ -131,12 +139,7 @@ class PythonBarrierEnv {
     py::gil_scoped_release release;
     YAML::Node root(YAML::NodeType::Map);
     if (config_path) {
-      if (!std::filesystem::exists(path)) throw common::ConfigError(path + ": no such config file");
-      try {
-        root = YAML::LoadFile(path);
-      } catch (const YAML::ParserException& e) {
-        throw common::ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
-      }
+      root = common::read_yaml_file(path);
       if (!root.IsMap()) throw common::ConfigError(path + ": expected a mapping with keys like environment:, experiments:, a3c:");
     }
     try {
@@ -146,6 +149,7 @@ class PythonBarrierEnv {
       if (threads) env::set_compute_threads(*threads);
       env_ = make_training_env(config_, index);
       max_move_ = env_->max_move();
+      observation_size_ = env_->observation_size();
     } catch (const common::ConfigError& e) {
       throw common::ConfigError(name_the_keyword(e.what(), path, extra));
     }
@@ -193,7 +197,7 @@ class PythonBarrierEnv {
     return py::make_tuple(to_array(result.observation), result.reward, result.terminated, result.truncated, info(result.info));
   }
 
-  int observation_size() const { return env_->observation_size(); }
+  int observation_size() const { return observation_size_; }  // known after close() as well
   // The moves of Discrete(2m + 1)'s indices: (-1, 0, +1) for the paper's actions, -m ... +m with
   // the controller's max_move m (orchestra/barrier_env.hpp).
   py::tuple action_moves() const {
@@ -209,7 +213,7 @@ class PythonBarrierEnv {
       const orchestra::StateBounds b = orchestra::state_bounds(config_.control.state_features);
       return {b.low, b.high};
     }
-    const auto n = static_cast<std::size_t>(env_->observation_size());
+    const auto n = static_cast<std::size_t>(observation_size_);
     const float inf = std::numeric_limits<float>::infinity();
     return {std::vector<float>(n, -inf), std::vector<float>(n, inf)};
   }
@@ -288,6 +292,7 @@ class PythonBarrierEnv {
   std::string environment_;
   std::unique_ptr<orchestra::BarrierEnv> env_;
   int max_move_ = 1;
+  int observation_size_ = 0;
   std::int64_t index_ = 0;
   std::mutex busy_;
   bool started_ = false;

@@ -5,6 +5,7 @@
 // the same validation before anything is written, the same files, progress on stderr unless
 // quiet. Several seeds run one after another in this process (`orchestra run --seeds` without
 // --jobs): --jobs starts copies of the running executable, which here is the Python interpreter.
+#include <algorithm>
 #include <pybind11/stl.h>
 
 #include <optional>
@@ -42,7 +43,12 @@ std::string run(const std::string& config_path, const std::string& out, std::opt
   if (seed) options.overrides.seed = checked_seed(*seed, "seed");
   if (seeds) {
     if (seeds->empty()) throw py::value_error("run: seeds is empty");
-    for (const auto s : *seeds) options.seeds.push_back(checked_seed(s, "every seed"));
+    for (const auto s : *seeds) {
+      options.seeds.push_back(checked_seed(s, "every seed"));
+      // As the command line's --seeds: one run counted twice would narrow the interval it reports.
+      if (std::count(options.seeds.begin(), options.seeds.end(), options.seeds.back()) > 1)
+        throw py::value_error("run: seed " + std::to_string(s) + " is listed twice");
+    }
   }
   py::gil_scoped_release release;
   return keeping_torch_generator([&] {

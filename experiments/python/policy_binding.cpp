@@ -9,6 +9,7 @@
 #include <pybind11/stl.h>
 
 #include <map>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <random>
@@ -143,6 +144,12 @@ class PythonPolicy {
     const py::ssize_t n = one ? 1 : a.shape(0);
     std::vector<std::vector<float>> rows;
     for (py::ssize_t r = 0; r < n; ++r) rows.emplace_back(a.data() + r * size, a.data() + (r + 1) * size);
+    // A NaN would come out as some action (the first, or a sampled one) as if it meant one.
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      for (std::size_t k = 0; k < rows[r].size(); ++k)
+        if (!std::isfinite(rows[r][k]))
+          throw py::value_error(std::string("Policy.") + what + ": the observation's entry " + std::to_string(k) + (n > 1 ? " in row " + std::to_string(r) : "") +
+                                " is not a finite number (" + std::to_string(rows[r][k]) + ")");
     return rows;
   }
 

@@ -136,12 +136,32 @@ class ConfigErrors(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "keys must be strings"):
             orchestra.BarrierEnv(t.TRAIN_SMALL, controller={1: 2})
 
+    def test_a_keywords_file_is_relative_to_the_current_directory(self):
+        # a3c.init_policy as experiments and surrogate: where Python's open() would look.
+        here = os.getcwd()
+        os.chdir(self.dir)
+        try:
+            with self.assertRaisesRegex(orchestra.ConfigError, f"a3c.init_policy: {self.dir}/missing.pt: "):
+                orchestra.BarrierEnv(t.TRAIN_SMALL, a3c={"init_policy": "missing.pt"})
+        finally:
+            os.chdir(here)
+
+    def test_a_closed_environment_still_says_its_shape(self):
+        for config in (t.TRAIN_SMALL, None):
+            env = orchestra.BarrierEnv(config, environment="toy") if config is None else orchestra.BarrierEnv(config)
+            size, bounds = env._env.observation_size, env._env.bounds
+            env.close()
+            self.assertEqual(env._env.observation_size, size)  # not a crash on the closed environment
+            self.assertEqual(env._env.bounds, bounds)
+
     def test_missing_and_malformed_files(self):
         with self.assertRaisesRegex(orchestra.ConfigError, "no such config file"):
             orchestra.BarrierEnv(os.path.join(self.dir, "none.yaml"))
         path = self.config("experiments: [unclosed\n")
         with self.assertRaisesRegex(orchestra.ConfigError, f"{path}:\\d+: not valid YAML"):
             orchestra.BarrierEnv(path)
+        with self.assertRaisesRegex(orchestra.ConfigError, f"^{self.dir}: is a directory, not a config file$"):
+            orchestra.BarrierEnv(self.dir)  # not libstdc++'s "basic_filebuf::underflow"
         with self.assertRaisesRegex(ValueError, "index must be >= 0"):
             orchestra.BarrierEnv(t.TRAIN_SMALL, index=-1)
         with self.assertRaisesRegex(ValueError, "threads"):
@@ -157,6 +177,10 @@ class ConfigErrors(unittest.TestCase):
             orchestra.read_results(os.path.join(self.dir, "nowhere"))
         with self.assertRaisesRegex(ValueError, "seed or seeds"):
             orchestra.run(t.TASK_SMALL, out=out, seed=1, seeds=[1, 2])
+        # As --seeds: a seed counted twice would narrow the interval the summary reports.
+        with self.assertRaisesRegex(ValueError, "seed 1 is listed twice"):
+            orchestra.run(t.TASK_SMALL, out=out, seeds=[1, 2, 1], quiet=True)
+        self.assertFalse(os.path.exists(out))
 
 
 class ErrorKinds(unittest.TestCase):

@@ -144,6 +144,10 @@ class BadInput(unittest.TestCase):
         for bad in (np.zeros(21), np.zeros((2, 23)), np.zeros((2, 2, 22)), np.zeros((0, 22))):
             with self.assertRaisesRegex(ValueError, r"expected an observation of shape \(22,\)"):
                 policy.predict(bad)
+        for broken in (np.full(22, np.nan), np.concatenate([np.zeros((1, 22)), np.full((1, 22), np.inf)])):
+            for call in (policy.predict, policy.probabilities):
+                with self.assertRaisesRegex(ValueError, "is not a finite number"):
+                    call(broken)  # not an action, as if a NaN meant one
         with self.assertRaises(orchestra.DataError) as e:
             orchestra.load_policy("/no/such/policy.pt")
         self.assertIsInstance(e.exception, ValueError)
