@@ -13,6 +13,32 @@ const std::string& ArgCursor::value() {
   return args_[++index_];
 }
 
+namespace {
+
+// What a number on the command line looks like: decimal, as written in the help (2, -0.5, 1e-3).
+// std::stod alone also takes " 3", "+2", "0x10" and "inf", which no flag means.
+bool decimal_spelling(const std::string& text, bool whole) {
+  std::size_t i = text.size() > 1 && text[0] == '-' ? 1 : 0;
+  bool digits = false, point = false, exponent = false;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c >= '0' && c <= '9') {
+      digits = true;
+    } else if (c == '.' && !whole && !point && !exponent) {
+      point = true;
+    } else if ((c == 'e' || c == 'E') && !whole && digits && !exponent) {
+      exponent = true;
+      digits = false;  // the exponent needs its own
+      if (i + 1 < text.size() && (text[i + 1] == '-' || text[i + 1] == '+')) ++i;
+    } else {
+      return false;
+    }
+  }
+  return digits;
+}
+
+}  // namespace
+
 std::int64_t ArgCursor::integer(std::int64_t min, std::int64_t max) {
   const std::string flag = arg();
   const std::string& text = value();
@@ -23,12 +49,13 @@ std::int64_t ArgCursor::integer(std::int64_t min, std::int64_t max) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (text.empty() || used != text.size() || v < min || v > max)
+  if (!decimal_spelling(text, /*whole=*/true) || used != text.size() || v < min || v > max)
     throw UsageError(flag + ": expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], got '" + text + "'");
   return v;
 }
 
 std::optional<double> parse_whole_number(const std::string& text) {
+  if (!decimal_spelling(text, /*whole=*/false)) return std::nullopt;
   std::size_t used = 0;
   double v = 0;
   try {

@@ -37,8 +37,8 @@ class ArgCursor {
   std::size_t index_ = static_cast<std::size_t>(-1);
 };
 
-// `text` as a whole as a finite or infinite double (std::stod's syntax, nothing left over); nullopt
-// for anything else. The one number parser of the commands' flags.
+// `text` as a whole as a decimal number (2, -0.5, 1e-3: no spaces, no '+' in front, no hex, no
+// inf or nan); nullopt for anything else. The one number parser of the commands' flags.
 std::optional<double> parse_whole_number(const std::string& text);
 
 // A list of seeds: "1,2,3", "1-5" or a mix ("1-3,7"); UsageError naming the flag for anything

@@ -2,6 +2,7 @@
 // (issue 7). The list is read from `orchestra help` itself, so a new subcommand is checked too.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -56,5 +57,26 @@ TEST_CASE("orchestra: every listed subcommand has --help with an example") {
     CHECK_MESSAGE(r.exit_code == 0, name);
     CHECK_MESSAGE(r.output.find("usage: orchestra " + name) != std::string::npos, name);
     CHECK_MESSAGE(r.output.find("example") != std::string::npos, name);
+  }
+}
+
+TEST_CASE("orchestra: a flag's number is decimal as the help writes it, and hex, a leading space or '+', inf and nan are refused") {
+  testing::TempDir dir;
+  const std::string redeploy = std::string(ORCHESTRA_BINARY) + " redeploy " + ORCHESTRA_SOURCE_DIR + "/pretrained/orchestra-a3c.pt --out " + (dir / "r.pt");
+  for (const char* bad : {"0x1p-2", "' 0.25'", "+0.25", "inf", "nan", "0.25x", "1e", "."}) {
+    CAPTURE(bad);
+    const auto r = testing::run_command(redeploy + " --min-T-x-start " + bad);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("--min-T-x-start: expected a number in [0, 1e+06], got '") != std::string::npos);
+  }
+  CHECK_FALSE(std::filesystem::exists(dir / "r.pt"));
+  const auto ok = testing::run_command(redeploy + " --min-T-x-start 2.5e-1");
+  CHECK(ok.exit_code == 0);
+  const std::string draw = std::string(ORCHESTRA_BINARY) + " draw " + ORCHESTRA_SOURCE_DIR + "/configs/a3c_general.yaml --out " + (dir / "drawn");
+  for (const char* bad : {"0x10", "' 3'", "+2", "3.0"}) {
+    CAPTURE(bad);
+    const auto r = testing::run_command(draw + " --count " + bad);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("--count: expected an integer in [") != std::string::npos);
   }
 }

@@ -164,6 +164,16 @@ class ConfigErrors(unittest.TestCase):
             orchestra.BarrierEnv(self.dir)  # not libstdc++'s "basic_filebuf::underflow"
         with self.assertRaisesRegex(ValueError, "index must be >= 0"):
             orchestra.BarrierEnv(t.TRAIN_SMALL, index=-1)
+        # Beyond C++'s int: one readable line, not pybind11's list of overloads.
+        for call, says in ((lambda: orchestra.BarrierEnv(t.TRAIN_SMALL, index=2**63), "BarrierEnv: index must be below 2\\*\\*31"),
+                           (lambda: orchestra.BarrierEnv(t.TRAIN_SMALL, threads=2**40), "BarrierEnv: threads must be below 257"),
+                           (lambda: orchestra.load_policy(orchestra.PRETRAINED_POLICY, seed=2**63), "load_policy: seed must be below 2\\*\\*63"),
+                           (lambda: orchestra.run(t.TASK_SMALL, seed=2**63), "run: seed must be below 2\\*\\*63"),
+                           (lambda: orchestra.run(t.TASK_SMALL, threads=2**40), "run: threads must be below 257")):
+            with self.assertRaisesRegex(ValueError, f"^{says}, got \\d+$"):
+                call()
+        with self.assertRaisesRegex(TypeError, "load_policy: seed must be an int"):
+            orchestra.load_policy(orchestra.PRETRAINED_POLICY, seed=1.5)
         with self.assertRaisesRegex(ValueError, "threads"):
             orchestra.BarrierEnv(t.TRAIN_SMALL, threads=0)
 

@@ -10,6 +10,7 @@ import os
 import numpy as np
 
 from . import _core
+from ._checks import checked_int
 from . import spaces as _own_spaces
 
 try:
@@ -72,6 +73,8 @@ class BarrierEnv(_Base):
     def __init__(self, config=None, *, index=0, threads=1, **overrides):
         if config is not None:
             config = os.fspath(config)
+        index = checked_int(index, "BarrierEnv: index", 0, 2**31)
+        threads = checked_int(threads, "BarrierEnv: threads", 1, 257)
         self._env = _core.BarrierEnv(config, overrides, index, threads)
         low, high = self._env.bounds
         self.observation_space = _spaces.Box(low=np.asarray(low, dtype=np.float32),

@@ -2,6 +2,7 @@
 import os
 
 from . import _core
+from ._checks import checked_int
 
 
 class Policy:
@@ -26,6 +27,8 @@ class Policy:
     """
 
     def __init__(self, path, seed=None):
+        if seed is not None:
+            seed = checked_int(seed, "load_policy: seed", 0, 2**63)
         self._policy = _core.Policy(os.fspath(path), seed)
 
     def predict(self, observation, deterministic=True):

@@ -5,6 +5,7 @@ import json
 import os
 
 from . import _core
+from ._checks import checked_int
 
 
 def run(config, out=None, seed=None, seeds=None, threads=None, quiet=False):
@@ -21,8 +22,13 @@ def run(config, out=None, seed=None, seeds=None, threads=None, quiet=False):
     anything is written. The call releases the GIL while the experiment runs, and leaves torch's
     default generator as it found it (the experiment seeds it, as `orchestra run` does).
     """
-    out_dir = _core.run(os.fspath(config), os.fspath(out) if out is not None else "", seed,
-                        list(seeds) if seeds is not None else None, threads, quiet)
+    if seed is not None:
+        seed = checked_int(seed, "run: seed", 0, 2**63)
+    if seeds is not None:
+        seeds = [checked_int(s, "run: every seed", 0, 2**63) for s in seeds]
+    if threads is not None:
+        threads = checked_int(threads, "run: threads", 1, 257)
+    out_dir = _core.run(os.fspath(config), os.fspath(out) if out is not None else "", seed, seeds, threads, quiet)
     return read_results(out_dir)
 
 
