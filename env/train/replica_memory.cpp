@@ -45,29 +45,21 @@ std::int64_t resnet_parameters(const ModelSpec& spec, const std::vector<std::int
   return count + linear(in, classes);
 }
 
-std::string bytes_text(double bytes) {
-  const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
-  int unit = 0;
-  while (bytes >= 1000 && unit < 5) {
-    bytes /= 1000;
+// 860000000000 -> "860.0 G" with units {"", " k", " M", " G", ...}: in thousands, one decimal
+// past the first unit.
+std::string in_thousands(double value, const std::vector<const char*>& units) {
+  std::size_t unit = 0;
+  while (value >= 1000 && unit + 1 < units.size()) {
+    value /= 1000;
     ++unit;
   }
   char text[32];
-  std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", bytes, units[unit]);
+  std::snprintf(text, sizeof text, unit == 0 ? "%.0f%s" : "%.1f%s", value, units[unit]);
   return text;
 }
 
-std::string count_text(double count) {
-  const char* units[] = {"", " k", " M", " G", " T"};
-  int unit = 0;
-  while (count >= 1000 && unit < 4) {
-    count /= 1000;
-    ++unit;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, unit == 0 ? "%.0f%s" : "%.1f%s", count, units[unit]);
-  return text;
-}
+std::string bytes_text(double bytes) { return in_thousands(bytes, {" B", " kB", " MB", " GB", " TB", " PB"}); }
+std::string count_text(double count) { return in_thousands(count, {"", " k", " M", " G", " T"}); }
 
 }  // namespace
 
