@@ -44,11 +44,11 @@ int command_balance(const Args& args) {
       std::cout << kBalanceHelp;
       return 0;
     }
-    if (!a.empty() && a[0] == '-') throw UsageError("unknown option " + a + " (try: orchestra balance --help)");
+    if (!a.empty() && a[0] == '-') throw UsageError("unknown option " + a);
     if (!path.empty()) throw UsageError("one file at a time (got " + path + " and " + a + ")");
     path = a;
   }
-  if (path.empty()) throw UsageError("balance needs a FILE.json (try: orchestra balance --help)");
+  if (path.empty()) throw UsageError("needs a FILE.json");
   try {
     return lbb::run_balance(path, std::cout);
   } catch (const lbb::BalanceInputError& e) {

@@ -107,14 +107,14 @@ int command_calibrate(const Args& args) {
     } else if (a == "--quiet") {
       quiet = true;
     } else if (arg.is_option()) {
-      throw UsageError(std::string("unknown option ") + a + "\n" + kCalibrateHelp);
+      throw UsageError(std::string("unknown option ") + a);
     } else if (real_dir.empty()) {
       real_dir = a;
     } else {
       throw UsageError("calibrate takes one REAL_RESULTS_DIR, got a second: " + a);
     }
   }
-  if (real_dir.empty()) throw UsageError(std::string("calibrate needs REAL_RESULTS_DIR\n") + kCalibrateHelp);
+  if (real_dir.empty()) throw UsageError("needs REAL_RESULTS_DIR");
   if (out_path.empty()) out_path = real_dir + "/calibrated.yaml";
 
   // A real run still being written is not one to fit: its folder's lock says so (and, held here,

@@ -99,12 +99,12 @@ int command_compare(const Args& args) {
     } else if (a == "--quiet") {
       quiet = true;
     } else if (!a.empty() && a[0] == '-') {
-      throw UsageError("unknown option " + a + "\n" + kCompareHelp);
+      throw UsageError("unknown option " + a);
     } else {
       dirs.push_back(a);
     }
   }
-  if (dirs.empty()) throw UsageError(std::string("compare needs at least one RESULTS_DIR\n") + kCompareHelp);
+  if (dirs.empty()) throw UsageError("needs at least one RESULTS_DIR");
   if (out_dir.empty()) out_dir = dirs.size() == 1 || !sim_dir.empty() ? dirs.front() : "comparison";
   if (!sim_dir.empty() || !repeat_dir.empty()) {
     if (!sim_dir.empty() && !repeat_dir.empty()) throw UsageError("--sim and --repeat: give one of them");

@@ -72,14 +72,14 @@ int command_draw(const Args& args) {
     } else if (a == "--quiet") {
       quiet = true;
     } else if (arg.is_option()) {
-      throw UsageError(std::string("unknown option ") + a + "\n" + kDrawHelp);
+      throw UsageError(std::string("unknown option ") + a);
     } else if (config_path.empty()) {
       config_path = a;
     } else {
       throw UsageError("draw takes one TRAIN_CONFIG, got a second: " + a);
     }
   }
-  if (config_path.empty()) throw UsageError(std::string("draw needs TRAIN_CONFIG\n") + kDrawHelp);
+  if (config_path.empty()) throw UsageError("needs TRAIN_CONFIG");
   const TrainConfig config = load_train_config(config_path);
   const auto drawn = draw_cluster_configs(config, static_cast<std::uint64_t>(seed), static_cast<int>(count), filter);
   // One draw writes into the folder at a time, and replaces only configs drawn before, never a

@@ -123,7 +123,7 @@ int command_evaluate(const Args& args) {
     } else if (a == "--overwrite") {
       options.overwrite = true;
     } else if (!a.empty() && a[0] == '-') {
-      throw UsageError("unknown option " + a + "\n" + kEvaluateHelp);
+      throw UsageError("unknown option " + a);
     } else if (ends_with(a, ".pt")) {
       options.policies.push_back(a);
     } else {
@@ -135,9 +135,9 @@ int command_evaluate(const Args& args) {
     // The earlier evaluation fixes what the baselines ran on.
     if (!options.configs.empty()) throw UsageError("--baselines-from takes the clusters from " + options.baselines_from + ": give no CONFIG files");
     if (seeds_given || sweep_given) throw UsageError("--baselines-from takes the seeds and the sweep from " + options.baselines_from + ": drop --seeds, --sweep and --sweep-ms");
-    if (options.policies.empty()) throw UsageError(std::string("evaluate needs POLICY.pt files\n") + kEvaluateHelp);
+    if (options.policies.empty()) throw UsageError("needs POLICY.pt files");
   } else if (options.policies.empty() || options.configs.empty()) {
-    throw UsageError(std::string("evaluate needs POLICY.pt and CONFIG.yaml files\n") + kEvaluateHelp);
+    throw UsageError("needs POLICY.pt and CONFIG.yaml files");
   }
   const EvaluationResult result = run_evaluation(options);
   std::cout << evaluation_markdown(result.summary) << "results: " << result.out_dir

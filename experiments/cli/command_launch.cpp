@@ -151,10 +151,10 @@ int command_launch(const Args& args) {
     } else if (a == "--overwrite") {
       overwrite = true;
     } else if (!parse_run_flag(arg, flags)) {
-      throw UsageError("unknown option " + a + "\n" + kLaunchHelp);
+      throw UsageError("unknown option " + a);
     }
   }
-  if (flags.config.empty()) throw UsageError(std::string("launch needs a CONFIG file\n") + kLaunchHelp);
+  if (flags.config.empty()) throw UsageError("needs a CONFIG file");
   if (launch.node_rank >= launch.nnodes) throw UsageError("--node-rank must be below --nnodes");
   if (launch.nnodes > 1 && !port_given) throw UsageError("--nnodes > 1 needs --master-port (and --master-addr) agreed by every machine");
   const env::C10dBackend& backend = backend_named(launch.backend);

@@ -122,7 +122,7 @@ int command_profile(const Args& args) {
     } else if (a == "--seed") {
       seed = static_cast<std::uint64_t>(arg.integer(0, (1LL << 62)));
     } else {
-      throw UsageError("unexpected argument " + a + " (try: orchestra profile --help)");
+      throw UsageError("unexpected argument " + a);
     }
   }
 

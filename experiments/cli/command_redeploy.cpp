@@ -63,15 +63,15 @@ int command_redeploy(const Args& args) {
     } else if (arg.is("--planned-max-T-x-start")) {
       planned_max_x = arg.number(0, 1e6);
     } else if (arg.is_option()) {
-      throw UsageError("unknown option " + arg.arg() + "\n" + kHelp);
+      throw UsageError("unknown option " + arg.arg());
     } else if (input.empty()) {
       input = arg.arg();
     } else {
       throw UsageError("expected one POLICY file, got " + input + " and " + arg.arg());
     }
   }
-  if (input.empty()) throw UsageError(std::string("expected a POLICY file\n") + kHelp);
-  if (out.empty()) throw UsageError(std::string("--out FILE is required\n") + kHelp);
+  if (input.empty()) throw UsageError("expected a POLICY file");
+  if (out.empty()) throw UsageError("--out FILE is required");
   if (!start && !min_x && !max_x && !planned_min_x && !planned_max_x)
     throw UsageError("nothing to change: give --start or a bound (--min-T-x-start, --max-T-x-start, --planned-...)");
 

@@ -92,14 +92,14 @@ int command_run(const Args& args) {
     } else if (a == "--claimed") {
       claimed = true;  // not in --help: a seed's run started by run --seeds --jobs, whose folder its parent holds
     } else if (!a.empty() && a[0] == '-') {
-      throw UsageError("unknown option " + a + "\n" + kRunHelp);
+      throw UsageError("unknown option " + a);
     } else if (config_path.empty()) {
       config_path = a;
     } else {
       throw UsageError("one config at a time (got " + config_path + " and " + a + ")");
     }
   }
-  if (config_path.empty()) throw UsageError(std::string("run needs a CONFIG file\n") + kRunHelp);
+  if (config_path.empty()) throw UsageError("needs a CONFIG file");
   if (options.overrides.seed && !options.seeds.empty()) throw UsageError("give --seed or --seeds, not both");
   ExperimentConfig config = load_config(config_path);
   check_simulated_config(config);  // a real cluster's config is answered with where it runs, before anything else

@@ -39,13 +39,13 @@ int command_soup(const Args& args) {
     if (arg.is("--out")) {
       out = arg.value();
     } else if (arg.is_option()) {
-      throw UsageError("unknown option " + arg.arg() + "\n" + kHelp);
+      throw UsageError("unknown option " + arg.arg());
     } else {
       inputs.push_back(arg.arg());
     }
   }
-  if (inputs.size() < 2) throw UsageError(std::string("expected at least two POLICY files\n") + kHelp);
-  if (out.empty()) throw UsageError(std::string("--out FILE is required\n") + kHelp);
+  if (inputs.size() < 2) throw UsageError("expected at least two POLICY files");
+  if (out.empty()) throw UsageError("--out FILE is required");
 
   std::vector<agents::A3cPolicy> ingredients;
   for (const std::string& path : inputs) ingredients.push_back(agents::A3cPolicy::load(path));

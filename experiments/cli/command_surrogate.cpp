@@ -161,14 +161,14 @@ int surrogate_log(ArgCursor& arg) {
     } else if (a == "--quiet") {
       options.quiet = true;
     } else if (arg.is_option()) {
-      throw UsageError("log: unknown option " + a + "\n" + kSurrogateHelp);
+      throw UsageError("log: unknown option " + a);
     } else if (config_path.empty()) {
       config_path = a;
     } else {
       throw UsageError("log takes one TRAIN_CONFIG, got a second: " + a);
     }
   }
-  if (config_path.empty()) throw UsageError(std::string("log needs TRAIN_CONFIG\n") + kSurrogateHelp);
+  if (config_path.empty()) throw UsageError("log needs TRAIN_CONFIG");
   const TrainConfig config = load_train_config(config_path);
   const RoundLogSummary s = log_real_rounds(config, options);
   if (!options.quiet) {
@@ -215,12 +215,12 @@ int surrogate_fit(ArgCursor& arg) {
     } else if (a == "--quiet") {
       options.quiet = true;
     } else if (arg.is_option()) {
-      throw UsageError("fit: unknown option " + a + "\n" + kSurrogateHelp);
+      throw UsageError("fit: unknown option " + a);
     } else {
       folders.push_back(a);
     }
   }
-  if (folders.empty()) throw UsageError(std::string("fit needs at least one LOG_DIR\n") + kSurrogateHelp);
+  if (folders.empty()) throw UsageError("fit needs at least one LOG_DIR");
   const RoundLogs logs = read_round_logs(folders);
   if (!judge_file.empty()) {  // no fit: how well a surrogate file predicts the held-out episodes
     const auto model = env::read_surrogate(judge_file);
@@ -283,11 +283,11 @@ bool read_sweep_command(ArgCursor& arg, FidelityRunOptions& options, const std::
     } else if (a == "--out") {
       options.out_dir = arg.value();
     } else if (!read_fidelity_argument(arg, options)) {
-      throw UsageError(verb + ": unknown option " + a + "\n" + kSurrogateHelp);
+      throw UsageError(verb + ": unknown option " + a);
     }
   }
   if (options.surrogate.empty() || options.configs.empty())
-    throw UsageError(verb + " needs SURROGATE.json and at least one CONFIG\n" + kSurrogateHelp);
+    throw UsageError(verb + " needs SURROGATE.json and at least one CONFIG");
   return true;
 }
 
@@ -341,11 +341,11 @@ int surrogate_calibrate(ArgCursor& arg) {
     } else if (a == "--out") {
       options.out = arg.value();
     } else if (!read_fidelity_argument(arg, options.fidelity)) {
-      throw UsageError("calibrate: unknown option " + a + "\n" + kSurrogateHelp);
+      throw UsageError("calibrate: unknown option " + a);
     }
   }
   if (options.fidelity.surrogate.empty() || options.fidelity.configs.empty())
-    throw UsageError(std::string("calibrate needs SURROGATE.json and at least one CONFIG\n") + kSurrogateHelp);
+    throw UsageError("calibrate needs SURROGATE.json and at least one CONFIG");
   const SurrogateCalibrationResult result = calibrate_surrogate(options);
   std::cout << calibration_markdown(result);
   if (!options.fidelity.quiet)
@@ -375,12 +375,12 @@ int surrogate_hardest(ArgCursor& arg) {
     } else if (a == "--quiet") {
       quiet = true;
     } else if (arg.is_option()) {
-      throw UsageError("hardest: unknown option " + a + "\n" + kSurrogateHelp);
+      throw UsageError("hardest: unknown option " + a);
     } else {
       positional.push_back(a);
     }
   }
-  if (positional.size() != 2) throw UsageError(std::string("hardest needs POLICY.pt and TRAIN_CONFIG\n") + kSurrogateHelp);
+  if (positional.size() != 2) throw UsageError("hardest needs POLICY.pt and TRAIN_CONFIG");
   agents::A3cPolicy policy = agents::A3cPolicy::load(positional[0]);
   const TrainConfig config = load_train_config(positional[1]);
   if (!config.distribution) throw UsageError("hardest: " + positional[1] + " draws no clusters; it needs a clusters: distribution");
@@ -416,7 +416,7 @@ int command_surrogate(const Args& args) {
   if (verb == "fidelity") return surrogate_fidelity(arg);
   if (verb == "pick") return surrogate_pick(arg);
   if (verb == "hardest") return surrogate_hardest(arg);
-  throw UsageError("unknown surrogate command '" + verb + "' (log, fit, calibrate, fidelity, pick or hardest)\n" + kSurrogateHelp);
+  throw UsageError("unknown surrogate command '" + verb + "' (log, fit, calibrate, fidelity, pick or hardest)");
 }
 
 }  // namespace experiments

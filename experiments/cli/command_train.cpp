@@ -106,7 +106,7 @@ struct CommonFlags {
 };
 
 
-CommonFlags parse(const Args& args, const std::string& help, const std::vector<std::string>& allowed) {
+CommonFlags parse(const Args& args, const std::vector<std::string>& allowed) {
   CommonFlags f;
   const auto ok = [&](const std::string& flag) {
     for (const auto& a : allowed)
@@ -119,7 +119,7 @@ CommonFlags parse(const Args& args, const std::string& help, const std::vector<s
     if (a == "-h" || a == "--help") {
       f.help = true;
     } else if (!a.empty() && a[0] == '-' && !ok(a)) {
-      throw UsageError("unknown option " + a + "\n" + help);
+      throw UsageError("unknown option " + a);
     } else if (a == "--out") {
       f.out = value();
     } else if (a == "--resume") {
@@ -149,7 +149,7 @@ CommonFlags parse(const Args& args, const std::string& help, const std::vector<s
     }
   }
   if (f.help) return f;
-  if (f.config.empty()) throw UsageError("needs a CONFIG file\n" + help);
+  if (f.config.empty()) throw UsageError("needs a CONFIG file");
   if (f.resume && f.overwrite) throw UsageError("--resume continues the training in DIR, --overwrite starts afresh: give one");
   return f;
 }
@@ -227,7 +227,7 @@ void check_devices(const TrainConfig& config) {
 }  // namespace
 
 int command_train(const Args& args) {
-  const CommonFlags f = parse(args, train_help(), {"--out", "--resume", "--overwrite", "--agents", "--updates", "--quiet"});
+  const CommonFlags f = parse(args, {"--out", "--resume", "--overwrite", "--agents", "--updates", "--quiet"});
   if (f.help) {
     std::cout << train_help();
     return 0;
@@ -251,7 +251,7 @@ int command_train(const Args& args) {
 }
 
 int command_serve(const Args& args) {
-  const CommonFlags f = parse(args, kServeHelp, {"--out", "--resume", "--overwrite", "--updates", "--quiet", "--bind", "--keys"});
+  const CommonFlags f = parse(args, {"--out", "--resume", "--overwrite", "--updates", "--quiet", "--bind", "--keys"});
   if (f.help) {
     std::cout << kServeHelp;
     return 0;
@@ -270,12 +270,12 @@ int command_serve(const Args& args) {
 }
 
 int command_agent(const Args& args) {
-  const CommonFlags f = parse(args, kAgentHelp, {"--connect", "--index", "--keys", "--verbose"});
+  const CommonFlags f = parse(args, {"--connect", "--index", "--keys", "--verbose"});
   if (f.help) {
     std::cout << kAgentHelp;
     return 0;
   }
-  if (f.connect.empty()) throw UsageError("agent needs --connect ENDPOINT\n" + std::string(kAgentHelp));
+  if (f.connect.empty()) throw UsageError("agent needs --connect ENDPOINT");
   const TrainConfig config = load_train_config(f.config);
   check_devices(config);
   env::set_compute_threads(1);
@@ -301,7 +301,7 @@ int command_keygen(const Args& args) {
     std::cout << kKeygenHelp;
     return 0;
   }
-  if (args.size() != 1 || args[0].empty() || args[0][0] == '-') throw UsageError(std::string("expected one FILE\n") + kKeygenHelp);
+  if (args.size() != 1 || args[0].empty() || args[0][0] == '-') throw UsageError("expected one FILE");
   if (!agents::curve_available()) throw common::SystemError("this libzmq was built without CURVE (libsodium)");
   agents::write_curve_keys(args[0], agents::generate_curve_keys());
   std::cout << "CURVE keys written to " << args[0] << " (keep it private)\n";

@@ -103,7 +103,11 @@ int main(int argc, char** argv) {
   try {
     return command->second(Args(argv + 2, argv + argc));
   } catch (const common::UsageError& e) {
-    std::cerr << "orchestra " << argv[1] << ": " << e.what() << "\n";
+    // One line, as every other error: the help is one flag away (`worker` has none: launch starts it).
+    const std::string name = argv[1];
+    std::cerr << "orchestra " << name << ": " << e.what();
+    if (name != "worker") std::cerr << " (try: orchestra " << name << " --help)";
+    std::cerr << "\n";
     return e.exit_code();
   } catch (const common::Error& e) {
     std::cerr << "orchestra: " << e.kind() << ": " << e.what() << "\n";

@@ -2,6 +2,7 @@
 // (issue 7). The list is read from `orchestra help` itself, so a new subcommand is checked too.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -79,4 +80,25 @@ TEST_CASE("orchestra: a flag's number is decimal as the help writes it, and hex,
     CHECK(r.exit_code == 2);
     CHECK(r.output.find("--count: expected an integer in [") != std::string::npos);
   }
+}
+
+TEST_CASE("orchestra: a usage error is one line that points to the command's --help, for every listed subcommand") {
+  const auto help = testing::run_command(std::string(ORCHESTRA_BINARY) + " help");
+  int headings = 0;
+  const auto names = listed_commands(help.output, headings);
+  REQUIRE(names.size() >= 9);
+  for (const auto& name : names) {
+    // Nothing runs: every command refuses the flag before it reads a file or starts work.
+    const auto r = testing::run_command(std::string(ORCHESTRA_BINARY) + " " + name + " --no-such-flag");
+    CAPTURE(r.output);
+    CHECK_MESSAGE(r.exit_code == 2, name);
+    CHECK_MESSAGE(std::count(r.output.begin(), r.output.end(), '\n') == 1, name);
+    CHECK_MESSAGE(r.output.rfind("orchestra " + name + ": ", 0) == 0, name);
+    CHECK_MESSAGE(r.output.find("(try: orchestra " + name + " --help)\n") != std::string::npos, name);
+  }
+  // A flag's bad value too, and a missing argument.
+  const auto count = testing::run_command(std::string(ORCHESTRA_BINARY) + " draw configs/a3c_general.yaml --count x");
+  CHECK(count.output == "orchestra draw: --count: expected an integer in [1, 10000], got 'x' (try: orchestra draw --help)\n");
+  const auto run = testing::run_command(std::string(ORCHESTRA_BINARY) + " run");
+  CHECK(run.output == "orchestra run: needs a CONFIG file (try: orchestra run --help)\n");
 }

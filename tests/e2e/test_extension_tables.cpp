@@ -132,5 +132,5 @@ TEST_CASE("c10d backends: orchestra launch --help lists exactly the backend tabl
   CHECK(env::find_c10d_backend("mpi") == nullptr);
   const auto r = testing::run_command(std::string(ORCHESTRA_BINARY) + " launch --backend mpi --nproc 1 x.yaml");
   CHECK(r.exit_code == 2);
-  CHECK(r.output == "orchestra launch: --backend: expected gloo or nccl, got 'mpi'\n");
+  CHECK(r.output == "orchestra launch: --backend: expected gloo or nccl, got 'mpi' (try: orchestra launch --help)\n");
 }

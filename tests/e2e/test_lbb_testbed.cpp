@@ -310,7 +310,7 @@ TEST_CASE("orchestra profile measures this machine and writes what orchestra bal
 
   const auto bad = stderr_of(kBinary + " profile --model transformer");
   CHECK(bad.exit_code == 2);
-  CHECK(bad.output == "orchestra profile: --model: expected mlp, cnn or resnet, got 'transformer'\n");
+  CHECK(bad.output == "orchestra profile: --model: expected mlp, cnn or resnet, got 'transformer' (try: orchestra profile --help)\n");
   CHECK(testing::run_command(kBinary + " profile --help").output.find("example:") != std::string::npos);
 }
 

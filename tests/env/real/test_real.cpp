@@ -492,8 +492,8 @@ TEST_CASE("real: orchestra launch --backend nccl where it cannot run, and runtim
   const std::string why = env::backend_unavailable_reason("nccl");
   auto r = testing::run_command(bin + " launch --nproc 2 --backend nccl " + (dir / "c.yaml") + " --quiet");
   CHECK(r.exit_code == 2);
-  CHECK(r.output == (why.empty() ? "orchestra launch: --backend nccl reduces CUDA tensors: set runtime.device: cuda (each rank then trains on its own GPU)\n"
-                                  : "orchestra launch: --backend nccl: " + why + "; use --backend gloo\n"));
+  CHECK(r.output == (why.empty() ? "orchestra launch: --backend nccl reduces CUDA tensors: set runtime.device: cuda (each rank then trains on its own GPU) (try: orchestra launch --help)\n"
+                                  : "orchestra launch: --backend nccl: " + why + "; use --backend gloo (try: orchestra launch --help)\n"));
 
   // runtime.device: cuda on a machine whose libtorch has no CUDA, or with the GPUs hidden.
   std::string config = quick_config(1, 256, "[dsgd]");

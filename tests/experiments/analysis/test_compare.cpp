@@ -169,17 +169,17 @@ TEST_CASE("orchestra compare: bad input exits non-zero with one line, two runs o
                            ": no results here (expected policy folders holding summary.json, as written by `orchestra run`)\n");
   const auto no_args = testing::run_command(std::string(ORCHESTRA_BINARY) + " compare");
   CHECK(no_args.exit_code == 2);
-  CHECK(no_args.output.find("compare needs at least one RESULTS_DIR") != std::string::npos);
+  CHECK(no_args.output.find("orchestra compare: needs at least one RESULTS_DIR (try: orchestra compare --help)") != std::string::npos);
   // Two runs of one name would share their rows and figures: the second's written over the first's.
   testing::write_results(tmp / "exp");
   testing::write_results(tmp / "other/exp");
   const auto same_name = testing::run_command(std::string(ORCHESTRA_BINARY) + " compare " + (tmp / "exp") + " " + (tmp / "other/exp") + " --out " + (tmp / "c"));
   CHECK(same_name.exit_code == 2);
   CHECK(same_name.output == "orchestra compare: two runs named 'exp' (" + (tmp / "exp") + " and " + (tmp / "other/exp") +
-                                "): their rows and figures would share one name; copy or link one under another name\n");
+                                "): their rows and figures would share one name; copy or link one under another name (try: orchestra compare --help)\n");
   const auto twice = testing::run_command(std::string(ORCHESTRA_BINARY) + " compare " + (tmp / "exp") + " " + (tmp / "exp") + " --out " + (tmp / "c"));
   CHECK(twice.exit_code == 2);
-  CHECK(twice.output == "orchestra compare: " + (tmp / "exp") + " is given twice\n");
+  CHECK(twice.output == "orchestra compare: " + (tmp / "exp") + " is given twice (try: orchestra compare --help)\n");
   CHECK_FALSE(std::filesystem::exists(tmp / "c"));
   const auto help = testing::run_command(std::string(ORCHESTRA_BINARY) + " compare --help");
   CHECK(help.exit_code == 0);

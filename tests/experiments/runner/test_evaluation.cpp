@@ -190,7 +190,7 @@ TEST_CASE("orchestra evaluate: every controller per seed, the oracle and the rat
   CHECK(bad.output.find("bad.pt: not a readable policy file") != std::string::npos);
   bad = testing::run_command(std::string(ORCHESTRA_BINARY) + " evaluate " + (dir / "policy.pt"));
   CHECK(bad.exit_code == 2);
-  CHECK(bad.output.find("evaluate needs POLICY.pt and CONFIG.yaml files") != std::string::npos);
+  CHECK(bad.output.find("orchestra evaluate: needs POLICY.pt and CONFIG.yaml files (try: orchestra evaluate --help)") != std::string::npos);
 }
 
 TEST_CASE("plot_evaluation: where no controller reached the target and no cluster has an oracle, nothing is drawn (gnuplot refuses an empty histogram)") {

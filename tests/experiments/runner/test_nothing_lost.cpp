@@ -113,13 +113,13 @@ TEST_CASE("surrogate calibrate's grids and calibrate's --profile: a value given 
   const std::string bin = ORCHESTRA_BINARY;
   auto r = testing::run_command(bin + " surrogate calibrate s.json c.yaml --scales 1,1.2,1");
   CHECK(r.exit_code == 2);
-  CHECK(r.output == "orchestra surrogate: --scales: 1 is listed twice\n");
+  CHECK(r.output == "orchestra surrogate: --scales: 1 is listed twice (try: orchestra surrogate --help)\n");
   r = testing::run_command(bin + " surrogate calibrate s.json c.yaml --steps-gains 0,0.003,0.0030");
   CHECK(r.exit_code == 2);
-  CHECK(r.output == "orchestra surrogate: --steps-gains: 0.0030 is listed twice\n");
+  CHECK(r.output == "orchestra surrogate: --steps-gains: 0.0030 is listed twice (try: orchestra surrogate --help)\n");
   r = testing::run_command(bin + " calibrate real --profile fast=a.json --profile fast=b.json");
   CHECK(r.exit_code == 2);
-  CHECK(r.output == "orchestra calibrate: --profile: worker fast is given twice (a.json, b.json)\n");
+  CHECK(r.output == "orchestra calibrate: --profile: worker fast is given twice (a.json, b.json) (try: orchestra calibrate --help)\n");
 }
 
 TEST_CASE("orchestra evaluate: a sweep value twice names the flag, before anything is written") {
@@ -129,10 +129,10 @@ TEST_CASE("orchestra evaluate: a sweep value twice names the flag, before anythi
   const std::string config = std::string(ORCHESTRA_SOURCE_DIR) + "/configs/quickstart.yaml";
   auto r = testing::run_command(bin + " evaluate " + policy + " " + config + " --sweep-ms 100,100 --out " + (tmp / "eval") + " --quiet");
   CHECK(r.exit_code == 2);
-  CHECK(r.output == "orchestra evaluate: --sweep-ms: 100 is listed twice\n");
+  CHECK(r.output == "orchestra evaluate: --sweep-ms: 100 is listed twice (try: orchestra evaluate --help)\n");
   r = testing::run_command(bin + " evaluate " + policy + " " + config + " --sweep 2 --sweep-ms 100 --out " + (tmp / "eval") + " --quiet");
   CHECK(r.exit_code == 2);
-  CHECK(r.output == "orchestra evaluate: --sweep and --sweep-ms: give one (a number of points, or the points themselves)\n");
+  CHECK(r.output == "orchestra evaluate: --sweep and --sweep-ms: give one (a number of points, or the points themselves) (try: orchestra evaluate --help)\n");
   // A config whose stem is no name would name the cluster's folder.
   fs::copy_file(config, tmp / "..yaml");
   r = testing::run_command(bin + " evaluate " + policy + " " + (tmp / "..yaml") + " --sweep-ms 100 --out " + (tmp / "eval") + " --quiet");

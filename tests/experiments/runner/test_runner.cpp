@@ -325,7 +325,7 @@ TEST_CASE("seeds: a bad seed list is one clear line") {
   testing::write_text(dir / "tiny.yaml", kTiny);
   const auto r = testing::run_command(binary() + " run " + (dir / "tiny.yaml") + " --seeds 3,1-3 --out " + (dir / "x"));
   CHECK(r.exit_code == 2);
-  CHECK(r.output == "orchestra run: --seeds: seed 3 is listed twice, got '3,1-3'\n");
+  CHECK(r.output == "orchestra run: --seeds: seed 3 is listed twice, got '3,1-3' (try: orchestra run --help)\n");
 }
 
 TEST_CASE("fednova with equal local steps, and an outer optimizer with lr 1 and no momentum, train as plain averaging") {
