@@ -30,8 +30,13 @@ void sync_parent_folder(const std::string& path) {
 
 }  // namespace
 
+std::string temporary_path(const std::string& path) {
+  const std::filesystem::path target(path);
+  return (target.parent_path() / ("." + target.filename().string() + ".orchestra-tmp-" + std::to_string(::getpid()))).string();
+}
+
 void write_file_atomic(const std::string& path, std::string_view content) {
-  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
+  const std::string temporary = temporary_path(path);
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw SystemError(path + ": cannot write (" + std::strerror(errno) + ")");
   std::size_t done = 0;

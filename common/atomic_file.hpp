@@ -10,6 +10,11 @@
 
 namespace common {
 
+// Where a file being written waits for its rename: hidden beside it, with a marker no user file
+// carries and the writer's pid (".summary.json.orchestra-tmp-123"), so that a killed run's
+// leftover is told apart from a user's `notes.tmp-1` (leftovers.hpp removes only these).
+std::string temporary_path(const std::string& path);
+
 // Throws common::SystemError naming the path when it cannot be written (the temporary file removed).
 void write_file_atomic(const std::string& path, std::string_view content);
 void write_file_atomic(const std::string& path, const std::vector<char>& bytes);

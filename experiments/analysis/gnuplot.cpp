@@ -1,5 +1,6 @@
 #include "experiments/analysis/gnuplot.hpp"
 #include "common/errors.hpp"
+#include "common/atomic_file.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -134,7 +135,7 @@ std::string find_gnuplot(const std::string& program) {
 void render_gnuplot(const std::string& script_path, const std::string& image_path, ImageFormat format,
                     const GnuplotOptions& options) {
   const std::string program = find_gnuplot(options.program);
-  const std::string temporary = image_path + ".tmp-" + std::to_string(::getpid());
+  const std::string temporary = common::temporary_path(image_path);
   const std::string setup = terminal_setup(format, options) + "; set output " + gnuplot_quote(temporary);
   const ProgramResult r = run_program({program, "-e", setup, script_path}, options.timeout_s);
   std::error_code ec;

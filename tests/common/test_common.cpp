@@ -254,12 +254,15 @@ TEST_CASE("folder lock: a folder inside or around one another process holds is r
 
 TEST_CASE("leftovers of killed runs: removed when their process has ended, a live one's and a user's files kept") {
   namespace fs = std::filesystem;
-  CHECK(common::leftover_pid("train.csv.tmp-123") == 123);
+  CHECK(common::leftover_pid(".train.csv.orchestra-tmp-123") == 123);
   CHECK(common::leftover_pid(".dsgd.staging-4567-Ab12Cd") == 4567);
   CHECK(common::leftover_pid(".dsgd.staging-4567-Ab12Cd.old") == 4567);
   CHECK(common::leftover_pid(".lbb.copy-89-xYz123") == 89);
-  for (const char* not_one : {"train.csv", "notes.tmp-", "a.tmp-12x", ".tmp-12", "dsgd.staging-4567-Ab12Cd", ".dsgd.staging-4567", ".dsgd.staging-x-Ab12Cd", ".orchestra.lock"})
+  for (const char* not_one : {"train.csv", "notes.tmp-", "a.tmp-12x", ".tmp-12", "train.csv.tmp-123", "train.csv.orchestra-tmp-123",
+                              ".orchestra-tmp-12", "dsgd.staging-4567-Ab12Cd", ".dsgd.staging-4567", ".dsgd.staging-x-Ab12Cd", ".orchestra.lock"})
     CHECK_MESSAGE(common::leftover_pid(not_one) == 0, not_one);
+  CHECK(fs::path(common::temporary_path("a/b/summary.json")).filename().string() == ".summary.json.orchestra-tmp-" + std::to_string(::getpid()));
+  CHECK(fs::path(common::temporary_path("a/b/summary.json")).parent_path() == "a/b");
 
   const pid_t ended = ::fork();  // a pid whose process has ended
   REQUIRE(ended >= 0);
@@ -272,25 +275,34 @@ TEST_CASE("leftovers of killed runs: removed when their process has ended, a liv
     fs::create_directories(path.parent_path());
     common::write_file_atomic(path.string(), std::string("x"));
   };
-  write(base / ("summary.json.tmp-" + dead));
+  write(base / (".summary.json.orchestra-tmp-" + dead));
   write(base / ("." + std::string("dsgd.staging-") + dead + "-Ab12Cd") / "summary.json");
   write(base / ("seed-1/.lbb.copy-" + dead + "-xYz123.old") / "rounds.csv");
-  write(base / ("seed-1/rounds.csv.tmp-" + dead));
-  write(base / ("seed-1/epochs.csv.tmp-" + alive));  // a run still writing
+  write(base / ("seed-1/.rounds.csv.orchestra-tmp-" + dead));
+  write(base / ("seed-1/.epochs.csv.orchestra-tmp-" + alive));  // a run still writing
   write(base / "seed-1/rounds.csv");
   write(base / "notes.txt");
-  write(base / ("a/b/c/d/e.tmp-" + dead));  // deeper than looked at
+  write(base / ("a/b/c/d/.e.orchestra-tmp-" + dead));  // deeper than looked at
+  // A user's files whose names only look like leftovers: the old shape of a temporary file, a
+  // folder named like a temporary file, a file named like a staging folder.
+  write(base / ("backup.tmp-" + dead) / "thesis.tex");
+  write(base / ("notes/draft.tmp-" + dead));
+  write(base / (".kept.orchestra-tmp-" + dead) / "inside.txt");
+  write(base / (".mine.staging-" + dead + "-Ab12Cd"));
   CHECK(common::remove_leftovers(base.string(), 4) == 4);
   std::vector<std::string> kept;
   for (const auto& entry : fs::recursive_directory_iterator(base))
     if (entry.is_regular_file()) kept.push_back(fs::relative(entry.path(), base).string());
   std::sort(kept.begin(), kept.end());
-  CHECK(kept == std::vector<std::string>{"a/b/c/d/e.tmp-" + dead, "notes.txt", "seed-1/epochs.csv.tmp-" + alive, "seed-1/rounds.csv"});
+  CHECK(kept == std::vector<std::string>{".kept.orchestra-tmp-" + dead + "/inside.txt", ".mine.staging-" + dead + "-Ab12Cd",
+                                         "a/b/c/d/.e.orchestra-tmp-" + dead, "backup.tmp-" + dead + "/thesis.tex", "notes.txt",
+                                         "notes/draft.tmp-" + dead, "seed-1/.epochs.csv.orchestra-tmp-" + alive, "seed-1/rounds.csv"});
   // Taking the folder's lock clears them.
-  write(base / ("summary.json.tmp-" + dead));
+  write(base / (".summary.json.orchestra-tmp-" + dead));
   { const common::FolderLock lock(base.string()); }
-  CHECK_FALSE(fs::exists(base / ("summary.json.tmp-" + dead)));
+  CHECK_FALSE(fs::exists(base / (".summary.json.orchestra-tmp-" + dead)));
   CHECK(fs::exists(base / "notes.txt"));
+  CHECK(fs::exists(base / ("backup.tmp-" + dead) / "thesis.tex"));
   fs::remove_all(base);
 }
 

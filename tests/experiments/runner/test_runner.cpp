@@ -108,7 +108,7 @@ TEST_CASE("results folders hold every file, and the summary what was measured") 
   CHECK(summary["speedup_reference"] == "dsgd");
   // No staging folders or temporary files are left behind.
   for (const auto& entry : fs::recursive_directory_iterator(dir / "r")) {
-    CHECK(entry.path().filename().string().find(".tmp-") == std::string::npos);
+    CHECK(entry.path().filename().string().find("tmp-") == std::string::npos);
     CHECK(entry.path().filename().string().find(".staging-") == std::string::npos);
   }
   // rounds.csv has one row per round and worker.
