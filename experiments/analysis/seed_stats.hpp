@@ -49,5 +49,6 @@ std::vector<SeedRow> seed_rows(const std::vector<RunResults>& runs);
 // with each cell "mean ± ci95".
 std::string seed_markdown(const std::vector<SeedRow>& rows);
 std::string seed_csv(const std::vector<SeedRow>& rows);
+constexpr const char* kSeedComparisonCsvMarker = "label,policy,";  // how seed_csv begins
 
 }  // namespace experiments

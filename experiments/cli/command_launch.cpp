@@ -180,7 +180,7 @@ int command_launch(const Args& args) {
         resolved["policy"] = p.params;
         check_resume(out_dir, p.entry.label, resolved);
       }
-    folder.emplace(out_dir, run_folder_plan(config), overwrite);
+    folder.emplace(out_dir, run_folder_plan(experiment), overwrite);
   }
   launch.quiet = flags.run.quiet;
   launch.worker_args = {flags.config};

@@ -121,7 +121,7 @@ int command_run(const Args& args) {
   // The config resolved once (overrides, sweeps, every policy built), then run on its cluster.
   Experiment experiment = resolve_experiment(std::move(config), options.overrides);
   std::optional<ResultsFolder> folder;
-  if (!claimed) folder.emplace(results_dir(experiment.config, options), run_folder_plan(experiment.config), overwrite);
+  if (!claimed) folder.emplace(results_dir(experiment.config, options), run_folder_plan(experiment), overwrite);
   SimulatedCluster cluster;
   const ExperimentResult result = run_experiment(experiment, cluster, options);
   const PlotReport plots = plot ? draw_figures(result.out_dir, options.quiet) : PlotReport{};

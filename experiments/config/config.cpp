@@ -386,7 +386,7 @@ void check_replicas_fit(const common::YamlReader& model, const ExperimentConfig&
 std::optional<std::string> policy_label_problem(const std::string& label) {
   if (auto problem = common::name_problem(label)) return problem;
   for (const char* reserved : kReservedLabels)
-    if (label == reserved) return "is the folder where a run keeps its " + std::string(reserved) + ": choose another label";
+    if (label == reserved) return "is a name a run writes beside its policies' folders (" + std::string(reserved) + "): choose another label";
   return std::nullopt;
 }
 

@@ -78,9 +78,9 @@ struct Overrides {
 // run uses (config.json records them).
 void apply_overrides(ExperimentConfig& config, const Overrides& overrides);
 
-// Folder names a run writes beside its policies' folders (a real run's checkpoints, the figures of
-// --plot): no policy may be labelled so.
-inline constexpr const char* kReservedLabels[] = {"checkpoints", "plots"};
+// Names a run writes beside its policies' folders (a real run's checkpoints, the figures of
+// --plot, the comparison's table): no policy may be labelled so.
+inline constexpr const char* kReservedLabels[] = {"checkpoints", "plots", "comparison.md", "comparison.csv"};
 
 // Why `label` cannot name a policy's results folder (common/names.hpp, or a reserved name), or
 // nullopt. Every reader of labels asks this one function.

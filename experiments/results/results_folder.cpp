@@ -46,6 +46,17 @@ std::optional<json> identity_of(const fs::path& policy_dir) {
   }
 }
 
+// The policy keys a policy folder's config.json records (null where it cannot be read).
+json policy_params_of(const fs::path& policy_dir) {
+  std::ifstream in(policy_dir / "config.json");
+  try {
+    const json config = json::parse(in);
+    return config.is_object() && config.contains("policy") ? config["policy"] : json();
+  } catch (const json::exception&) {
+    return json();
+  }
+}
+
 std::string text_of(const json& identity, const char* key) {
   if (!identity.is_object() || !identity.contains(key)) return "?";
   const json& v = identity[key];
@@ -98,6 +109,11 @@ void look(const fs::path& dir, const FolderPlan& plan, std::vector<FolderFinding
         const std::optional<json> theirs = identity_of(path);
         if (!theirs) out.push_back({path.string(), "a policy folder whose config.json cannot be read", true, {}});
         else if (!plan.identity || *theirs != *plan.identity) out.push_back({path.string(), describe_other(*theirs, plan.identity), true, {}});
+        else if (const auto ours = plan.policy_params.find(name); ours != plan.policy_params.end()) {
+          const json recorded = policy_params_of(path);
+          if (recorded != ours->second)
+            out.push_back({path.string(), "results of policy " + name + " with other keys (this run: " + common::describe_differences(recorded, ours->second, 3) + ")", true, {}});
+        }
       } else if (!is_empty_folder(path)) {
         out.push_back({path.string(), "a folder that holds no policy results, where policy " + name + "'s results go", false, {}});
       }

@@ -4,8 +4,8 @@
 // the run is about to write (a FolderPlan):
 //
 //   - policy folders of the same experiment (the config each records, as far as it names the
-//     experiment: experiment_identity) under a label this run writes: an earlier run of this
-//     experiment, replaced policy by policy as the run goes;
+//     experiment: experiment_identity) under a label this run writes, with the same policy keys:
+//     an earlier run of this experiment, replaced policy by policy as the run goes;
 //   - another experiment's results (policy folders of another config or seed, or of a policy this
 //     run does not run, a multi-seed run's seed-<N>/, an evaluation's cluster, an A3C training):
 //     refused, saying what they are, unless --overwrite, which removes exactly those and nothing
@@ -44,6 +44,9 @@ struct OwnFile {
 struct FolderPlan {
   std::optional<nlohmann::json> identity;     // the experiment its policy folders record (experiment_identity)
   std::set<std::string> labels;               // its policy folders here
+  // Each label's own keys (config.json's "policy", defaults filled in), where known: a folder of
+  // this experiment under that label with other keys (local-sgd's H 2, now 4) is another result.
+  std::map<std::string, nlohmann::json> policy_params;
   std::map<std::string, FolderPlan> folders;  // sub-folders it writes into: seed-<N>/, an evaluation's <cluster>/
   std::vector<OwnFile> files;                 // files it writes here that a user may have a file of the same name as
   // An A3C training's files here (train.csv, checkpoint.pt, policy.pt, snapshots/): Fresh, a new

@@ -3,6 +3,7 @@
 #include "common/yaml_reader.hpp"
 #include "env/train/compute_threads.hpp"
 #include "env/train/device.hpp"
+#include "experiments/runner/results_writer.hpp"
 #include "experiments/runner/simulated_cluster.hpp"
 
 namespace experiments {
@@ -19,10 +20,14 @@ std::string results_dir(const ExperimentConfig& config, const RunOptions& option
   return options.out_dir.empty() ? "results/" + config.name : options.out_dir;
 }
 
-FolderPlan run_folder_plan(const ExperimentConfig& config) {
+FolderPlan run_folder_plan(const Experiment& experiment) {
   FolderPlan plan;
-  plan.identity = experiment_identity(config.resolved);
-  for (const auto& p : config.policies) plan.labels.insert(p.label);
+  plan.identity = experiment_identity(experiment.config.resolved);
+  for (const auto& p : experiment.policies) {
+    plan.labels.insert(p.entry.label);
+    plan.policy_params[p.entry.label] = p.params;
+  }
+  plan.files.push_back({"comparison.md", kComparisonMarkdownMarker});
   return plan;
 }
 

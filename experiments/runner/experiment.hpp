@@ -55,9 +55,9 @@ class ExperimentCluster {
 std::string results_dir(const ExperimentConfig& config, const RunOptions& options);
 
 // What run_experiment writes into its folder, for the claim on it
-// (experiments/results/results_folder.hpp): the policy folders of `config` (resolved: overrides
-// applied, sweeps expanded) and what they record.
-FolderPlan run_folder_plan(const ExperimentConfig& config);
+// (experiments/results/results_folder.hpp): the policy folders of `experiment` and what they
+// record (the experiment, each policy's keys), and its comparison.md.
+FolderPlan run_folder_plan(const Experiment& experiment);
 
 // Validates everything (policies, device, data) before the first file is written; each policy's
 // folder appears whole when its run has finished (a real run's also after each epoch).

@@ -44,4 +44,8 @@ class ResultsWriter {
 // The table printed at the end of a run (and written as comparison.md): analysis/comparison.hpp.
 std::string comparison_table(const std::vector<PolicyOutcome>& outcomes, double target_accuracy);
 
+// How comparison.md (a run's, and a multi-seed run's) begins: a file of that name that does not is
+// a user's, and is not replaced (results_folder.hpp).
+constexpr const char* kComparisonMarkdownMarker = "| policy |";
+
 }  // namespace experiments

@@ -165,8 +165,10 @@ FolderPlan seeds_folder_plan(const ExperimentConfig& config, const RunOptions& o
   for (const auto seed : all.seeds) {
     Overrides overrides = options.overrides;
     overrides.seed = seed;
-    plan.folders["seed-" + std::to_string(seed)] = run_folder_plan(resolve_config(all, overrides));
+    plan.folders["seed-" + std::to_string(seed)] = run_folder_plan(resolve_experiment(all, overrides));
   }
+  plan.files.push_back({"comparison.md", kComparisonMarkdownMarker});
+  plan.files.push_back({"comparison.csv", kSeedComparisonCsvMarker});
   return plan;
 }
 

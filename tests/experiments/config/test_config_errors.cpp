@@ -296,8 +296,10 @@ TEST_CASE("a policy's label is a name, never a path: each hostile label is refus
       {"\"bell\\a\"", "holds a control character (byte 0x07)"},
       {"\".hidden\"", "starts with '.'"},
       {"\"a,b\"", "holds ','"},
-      {"checkpoints", "is the folder where a run keeps its checkpoints"},
-      {"plots", "is the folder where a run keeps its plots"},
+      {"checkpoints", "is a name a run writes beside its policies' folders (checkpoints)"},
+      {"plots", "is a name a run writes beside its policies' folders (plots)"},
+      {"comparison.md", "is a name a run writes beside its policies' folders (comparison.md)"},
+      {"comparison.csv", "is a name a run writes beside its policies' folders (comparison.csv)"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.label);

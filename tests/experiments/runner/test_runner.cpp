@@ -116,6 +116,41 @@ TEST_CASE("results folders hold every file, and the summary what was measured") 
   CHECK(std::count(rounds.begin(), rounds.end(), '\n') == 1 + 3 * 2 * 16);  // header + 3 workers * 2 epochs * 512/32
 }
 
+TEST_CASE("orchestra run: a policy whose keys changed is another result, and a comparison.md of the user's is kept") {
+  TempDir dir;
+  const std::string two = std::string(kTiny).substr(0, std::string(kTiny).find("policies:")) + "policies:\n  - dsgd\n  - {name: local-sgd, H: 3}\n";
+  testing::write_text(dir / "a.yaml", two);
+  const std::string run = binary() + " run " + (dir / "a.yaml") + " --quiet --out " + (dir / "r");
+  REQUIRE(testing::run_command(run).exit_code == 0);
+  const std::string before = read_text(dir / "r/local-sgd/rounds.csv");
+  // The same experiment again: replaced in place.
+  CHECK(testing::run_command(run).exit_code == 0);
+  // local-sgd with H 6 under the same label: refused, naming the key; --overwrite replaces it.
+  std::string h6 = two;
+  h6.replace(h6.find("H: 3"), 4, "H: 6");
+  testing::write_text(dir / "a.yaml", h6);
+  auto r = testing::run_command(run);
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("holds other results: local-sgd: results of policy local-sgd with other keys (this run: H (3, now 6))") != std::string::npos);
+  CHECK(read_text(dir / "r/local-sgd/rounds.csv") == before);
+  r = testing::run_command(run + " --overwrite");
+  CHECK(r.exit_code == 0);
+  CHECK(read_text(dir / "r/local-sgd/rounds.csv") != before);
+  // A comparison.md this toolkit did not write stands in the way, even with --overwrite.
+  testing::write_text(dir / "r/comparison.md", "my notes\n");
+  r = testing::run_command(run + " --overwrite");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("comparison.md: a file this command did not write, where it writes comparison.md") != std::string::npos);
+  CHECK(read_text(dir / "r/comparison.md") == "my notes\n");
+  // A multi-seed run's comparison.csv the same.
+  fs::create_directories(dir / "s");
+  testing::write_text(dir / "s/comparison.csv", "mine\n");
+  r = testing::run_command(binary() + " run " + (dir / "a.yaml") + " --seeds 1 --quiet --out " + (dir / "s"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("comparison.csv: a file this command did not write") != std::string::npos);
+  CHECK(read_text(dir / "s/comparison.csv") == "mine\n");
+}
+
 TEST_CASE("bad input on the command line: one clear line, non-zero exit, no results folder") {
   TempDir dir;
   struct Case {
