@@ -56,7 +56,7 @@ A3cOptions read_a3c_options(const YAML::Node& node, const std::string& file, con
   o.stats_window = static_cast<int>(r.integer("stats_window", o.stats_window, 1, 1 << 20));
   o.agent_silence_s = r.real("agent_silence_s", o.agent_silence_s, 0.0, 1e7, true);
   o.idle_timeout_s = r.real("idle_timeout_s", o.idle_timeout_s, 0.0, 1e7, true);
-  o.reply_timeout_s = r.real("reply_timeout_s", o.reply_timeout_s, 0.0, 1e7, true);
+  o.reply_timeout_s = r.real("reply_timeout_s", o.reply_timeout_s, 0.0, 1e6, true);  // ZeroMQ's send timeout: an int of ms
   o.poll_interval_ms = r.real("poll_interval_ms", o.poll_interval_ms, 1.0, 60000.0);
   o.seed = static_cast<std::uint64_t>(r.integer("seed", static_cast<std::int64_t>(o.seed), 0, common::kMaxSeed));
   o.init_policy = r.text("init_policy", o.init_policy);

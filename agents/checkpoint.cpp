@@ -60,7 +60,12 @@ CheckpointState load_checkpoint(const std::string& path, ActorCritic& net, torch
   try {
     archive.load_from(path);
   } catch (const c10::Error& e) {
-    throw common::DataError(path + ": not a readable checkpoint (" + e.what_without_backtrace() + ")");
+    const std::string why = e.what_without_backtrace();
+    throw common::DataError(path + ": not a readable checkpoint (" + why.substr(0, why.find('\n')) + ")");
+  } catch (const std::exception& e) {
+    // A damaged file fails in TorchScript's parser (a report of several lines) or an allocation.
+    const std::string why = e.what();
+    throw common::DataError(path + ": not a readable checkpoint (" + why.substr(0, why.find('\n')) + ")");
   }
   const std::int64_t version = read_int(archive, "checkpoint_version", path);
   if (version != kCheckpointVersion)

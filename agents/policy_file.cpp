@@ -37,7 +37,12 @@ std::string text(const c10::impl::GenericDict& dict, const std::string& key, con
   return v.toStringRef();
 }
 
-std::string first_line(const std::string& message) { return message.substr(0, message.find('\n')); }
+// The first line that says something (TorchScript's reports start with an empty one).
+std::string first_line(const std::string& message) {
+  const std::size_t start = std::min(message.find_first_not_of("\n \t"), message.size());
+  const std::size_t end = message.find('\n', start);
+  return message.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
 
 // A tensor a pickle names can point past its storage (a crafted offset, size or stride, or a
 // truncated record): libtorch does not check, and reading it reads out of bounds. So the bytes it
@@ -318,12 +323,22 @@ A3cPolicy A3cPolicy::load(const std::string& path) {
     check_storages_against_records(value, bytes, path);
   } catch (const c10::Error& e) {
     throw common::DataError(path + ": not a readable policy file (" + first_line(e.what_without_backtrace()) + ")");
+  } catch (const common::Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    // A damaged pickle fails in TorchScript's type parser (a multi-line report), an index check
+    // or a size it cannot allocate: each is this file's damage, said in one line.
+    throw common::DataError(path + ": not a readable policy file (" + first_line(e.what()) + ")");
   }
   // A field of an unexpected type makes libtorch's accessors throw c10::Error: one line with the path.
   try {
     return from_pickle(value, path);
   } catch (const c10::Error& e) {
     throw common::DataError(path + ": not an orchestra-a3c policy (" + first_line(e.what_without_backtrace()) + ")");
+  } catch (const common::Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw common::DataError(path + ": not an orchestra-a3c policy (" + first_line(e.what()) + ")");
   }
 }
 

@@ -14,4 +14,9 @@ namespace common {
 // directory, not a config file", "PATH: cannot read (why)" or "PATH:LINE: not valid YAML: why".
 YAML::Node read_yaml_file(const std::string& path);
 
+// `text` (read from `file`) parsed: "FILE:LINE: not valid YAML: why", and a second document (after
+// `---`) is "FILE:LINE: a second YAML document: one config per file" (yaml-cpp's Load reads the
+// first and drops the rest without a word).
+YAML::Node parse_yaml_text(const std::string& text, const std::string& file);
+
 }  // namespace common

@@ -10,6 +10,10 @@ namespace experiments {
 const std::string& ArgCursor::value() {
   const std::string& flag = arg();
   if (index_ + 1 >= args_.size()) throw UsageError(flag + " needs a value");
+  // `--out --quiet` is a forgotten value, not a folder named "--quiet" (a negative number's one
+  // '-' is a value).
+  if (args_[index_ + 1].rfind("--", 0) == 0) throw UsageError(flag + " needs a value, got the flag " + args_[index_ + 1]);
+  if (args_[index_ + 1].empty()) throw UsageError(flag + " needs a value, got ''");
   return args_[++index_];
 }
 

@@ -17,6 +17,7 @@
 #include "common/errors.hpp"
 #include "common/limits.hpp"
 #include "common/names.hpp"
+#include "common/yaml_file.hpp"
 #include "common/yaml_reader.hpp"
 #include "env/train/dataset_registry.hpp"
 #include "env/sim/perturbation_trace.hpp"
@@ -149,7 +150,7 @@ void read_worker(const YAML::Node& node, const std::string& file, const std::str
     w.fail("count", "the cluster would have more than " + std::to_string(kMaxWorkers) + " workers");
   const int max_batch = static_cast<int>(w.integer("max_batch", 1024, 1, common::kMaxBatch));
   const double noise = w.real("noise", 0.0, 0.0, 2.0);
-  const std::string server_name = server.empty() ? w.text("server", "server0") : server;
+  const std::string server_name = server.empty() ? w.name("server", "server0") : server;
   w.resolved()["server"] = server_name;
   if (!name_prefix.empty()) w.resolved()["name"] = name;
   common::YamlReader tm = w.child("time_model");
@@ -391,12 +392,7 @@ std::optional<std::string> policy_label_problem(const std::string& label) {
 }
 
 ExperimentConfig parse_config(const std::string& text, const std::string& file) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw common::ConfigError(file + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
-  }
+  const YAML::Node root = common::parse_yaml_text(text, file);
   if (!root || root.IsNull()) throw common::ConfigError(file + ": the config is empty");
   if (!root.IsMap()) throw common::ConfigError(common::where(root, file) + ": expected a YAML mapping with keys like cluster:, training:, policies:");
 
@@ -473,9 +469,14 @@ ExperimentConfig parse_config(const std::string& text, const std::string& file) 
 
   check_replicas_fit(model, cfg);
 
-  // Each worker must hold its share of the global batch under SSGD's equal split.
+  // Each worker must hold its share of the global batch under SSGD's equal split: at least one
+  // sample each (with fewer, dsgd gave a worker batch 0 for the whole run, and a loss of 1e12).
   for (const auto& w : cfg.cluster.workers)
     if (w.max_batch < 1) throw common::ConfigError(file + ": worker " + w.name + ": max_batch must be positive");
+  const auto worker_count = static_cast<std::int64_t>(cfg.cluster.workers.size());
+  if (worker_count > 0 && cfg.global_batch < worker_count)
+    t.fail("global_batch", std::to_string(cfg.global_batch) + " for " + std::to_string(worker_count) +
+                               " workers: each needs at least one sample of a round, so at least " + std::to_string(worker_count));
 
   cfg.resolved = top.resolved();
   for (auto* section : {&data, &model, &t, &cluster, &network, &runtime, &output}) cfg.resolved[section->path()] = section->resolved();

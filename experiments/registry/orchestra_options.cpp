@@ -12,7 +12,8 @@ namespace {
 
 using common::kMaxBatch;
 constexpr std::int64_t kMaxSteps = common::kMaxLocalSteps;
-constexpr double kHuge = std::numeric_limits<double>::max();
+// A barrier is a time on the clock: at most common::kClockS (10^9 s), in ms.
+constexpr double kMaxBarrierMs = common::kClockS.max * 1000.0;
 
 std::vector<int> read_batch_sizes(common::YamlReader& r, const ExperimentConfig& config) {
   const auto& workers = config.cluster.workers;
@@ -60,7 +61,7 @@ orchestra::BarrierControllerOptions read_barrier_options(common::YamlReader& r, 
       o.comm_multiple = r.real("T_x_comm", 0.0, 0.0, 1e6, true);
     } else {
       if (!r.has("T_ms")) r.fail("T_ms", "required key is missing (fixed-t needs the barrier T in ms, e.g. T_ms: 250, or T_x_comm: 1)");
-      o.fixed_barrier_ms = r.real("T_ms", 0.0, 0.0, kHuge, true);
+      o.fixed_barrier_ms = r.real("T_ms", 0.0, 0.0, kMaxBarrierMs, true);
     }
   }
   o.batch_sizes = read_batch_sizes(r, config);
@@ -70,7 +71,7 @@ orchestra::BarrierControllerOptions read_barrier_options(common::YamlReader& r, 
   // only for that kind: a resolved config, read back (calibrate writes one), stays valid.
   o.move = r.option("move", o.move, {{"additive", orchestra::BarrierMove::Additive}, {"multiplicative", orchestra::BarrierMove::Multiplicative}});
   if (o.move == orchestra::BarrierMove::Additive) {
-    o.action_unit_ms = r.real("unit_ms", o.action_unit_ms, 0.0, kHuge);
+    o.action_unit_ms = r.real("unit_ms", o.action_unit_ms, 0.0, kMaxBarrierMs);
     if (r.has("factor")) r.fail("factor", "only a multiplicative move has a factor (move: multiplicative)");
   } else {
     o.move_factor = r.real("factor", o.move_factor, 1.0, 1e6, /*min_exclusive=*/true);
@@ -82,8 +83,8 @@ orchestra::BarrierControllerOptions read_barrier_options(common::YamlReader& r, 
     o.interval_rounds = static_cast<int>(r.integer("interval_rounds", o.interval_rounds, 1, kMaxSteps));
   else if (r.has("interval_rounds"))
     r.fail("interval_rounds", "needs interval: rounds");
-  o.min_barrier_ms = r.real("min_T_ms", o.min_barrier_ms, 0.0, kHuge);
-  o.max_barrier_ms = r.real("max_T_ms", o.max_barrier_ms, 0.0, kHuge);
+  o.min_barrier_ms = r.real("min_T_ms", o.min_barrier_ms, 0.0, kMaxBarrierMs);
+  o.max_barrier_ms = r.real("max_T_ms", o.max_barrier_ms, 0.0, kMaxBarrierMs);
   if (o.min_barrier_ms > 0 && o.max_barrier_ms > 0 && o.max_barrier_ms < o.min_barrier_ms) r.fail("max_T_ms", "must not be below min_T_ms");
   o.min_barrier_x_start = r.real("min_T_x_start", o.min_barrier_x_start, 0.0, 1.0);
   o.max_barrier_x_start = r.real("max_T_x_start", o.max_barrier_x_start, 0.0, 1e6);

@@ -125,6 +125,10 @@ TEST_CASE("a3c: options read with defaults, and errors name file:line and key") 
 
   CHECK_THROWS_WITH_AS(agents::read_a3c_options(YAML::Load("a3c:\n  n_steps: -3\n")["a3c"], "t.yaml"),
                        "t.yaml:2: a3c.n_steps: expected a positive integer, got -3", common::ConfigError);
+  // ZeroMQ's send timeout is an int of milliseconds: a longer reply timeout crashed every agent.
+  CHECK_THROWS_WITH_AS(agents::read_a3c_options(YAML::Load("a3c:\n  reply_timeout_s: 3000000\n")["a3c"], "t.yaml"),
+                       doctest::Contains("t.yaml:2: a3c.reply_timeout_s: "), common::ConfigError);
+  CHECK(agents::read_a3c_options(YAML::Load("a3c:\n  reply_timeout_s: 1000000\n")["a3c"], "t.yaml").reply_timeout_s == 1e6);
   CHECK_THROWS_WITH_AS(agents::read_a3c_options(YAML::Load("a3c:\n  gamma: 0.9\n  gama: 1\n")["a3c"], "t.yaml"),
                        doctest::Contains("t.yaml:3: a3c.gama: unknown key (known here: agent_silence_s, agents,"),
                        common::ConfigError);
@@ -278,6 +282,21 @@ TEST_CASE("loading a missing or foreign file says which and why") {
   CHECK_THROWS_WITH_AS(agents::A3cPolicy::load(dir / "nope.pt"), doctest::Contains((dir / "nope.pt").c_str()), common::DataError);
   testing::write_text(dir / "junk.pt", "not a policy");
   CHECK_THROWS_WITH_AS(agents::A3cPolicy::load(dir / "junk.pt"), doctest::Contains((dir / "junk.pt: not a readable policy file").c_str()), common::DataError);
+  // One flipped byte in the pickle's type names fails in TorchScript's type parser, whose report
+  // (not a c10::Error) spans four lines: one line naming the file.
+  std::string shipped = testing::read_text(std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/orchestra-a3c.pt");
+  const std::size_t type_name = shipped.find("Dict[str");
+  REQUIRE(type_name != std::string::npos);
+  shipped[type_name + 7] = 's';  // Dict[sts, ...]
+  testing::write_text(dir / "flipped.pt", shipped);
+  try {
+    agents::A3cPolicy::load(dir / "flipped.pt");
+    FAIL("a damaged type name loaded");
+  } catch (const common::DataError& e) {
+    const std::string what = e.what();
+    CHECK(what.find(dir / "flipped.pt: not a readable policy file (Unknown type name 'sts'") == 0);
+    CHECK(what.find('\n') == std::string::npos);
+  }
   testing::write_text(dir / "dict.pt", "");
   c10::impl::GenericDict other(c10::StringType::get(), c10::AnyType::get());
   other.insert("format", std::string("something-else"));

@@ -109,6 +109,10 @@ TEST_CASE("yaml file: the document, or one config error naming the file (and lin
   fails_with((dir / "none.yaml").string(), ": no such config file");
   fails_with((dir / "folder.yaml").string(), ": is a directory, not a config file");  // not libstdc++'s "basic_filebuf::underflow"
   fails_with(write("bad.yaml", "a: 1\nb: [1, 2\n"), ":3: not valid YAML: end of sequence flow not found");
+  // yaml-cpp's Load read the first document and dropped the second without a word.
+  fails_with(write("two.yaml", "a: 1\n---\na: 2\n"), ":3: a second YAML document: one config per file");
+  CHECK(common::read_yaml_file(write("trailing.yaml", "a: 1\n---\n"))["a"].as<int>() == 1);  // an empty one says nothing
+  CHECK(common::parse_yaml_text("", "empty.yaml").IsNull());
   fs::remove_all(dir);
 }
 

@@ -101,4 +101,12 @@ TEST_CASE("orchestra: a usage error is one line that points to the command's --h
   CHECK(count.output == "orchestra draw: --count: expected an integer in [1, 10000], got 'x' (try: orchestra draw --help)\n");
   const auto run = testing::run_command(std::string(ORCHESTRA_BINARY) + " run");
   CHECK(run.output == "orchestra run: needs a CONFIG file (try: orchestra run --help)\n");
+  // A forgotten value is not the next flag: `--out --quiet` wrote into a folder named "--quiet".
+  testing::TempDir dir;
+  const auto swallowed = testing::run_command("cd " + dir.path.string() + " && " + ORCHESTRA_BINARY + " run " + ORCHESTRA_SOURCE_DIR +
+                                              "/configs/quickstart.yaml --out --quiet");
+  CHECK(swallowed.output == "orchestra run: --out needs a value, got the flag --quiet (try: orchestra run --help)\n");
+  const auto empty = testing::run_command(std::string(ORCHESTRA_BINARY) + " draw configs/a3c_general.yaml --out ''");
+  CHECK(empty.output == "orchestra draw: --out needs a value, got '' (try: orchestra draw --help)\n");
+  CHECK(std::filesystem::is_empty(dir.path));
 }

@@ -101,6 +101,11 @@ TEST_CASE("wrong types, negative and zero sizes are rejected with what was expec
   check_error(with("max_batch: 64}\n    - {name: b", "max_batch: 2.5}\n    - {name: b"), "x.yaml:10: cluster.workers[0].max_batch: expected a positive integer, got '2.5'");
   check_error(with("seed: 3", "seed: 3\nnetwork: {bandwidth_gbps: 0}"), "network.bandwidth_gbps: expected a number >= 1e-06 and <= 1e+06, got 0");
   check_error(with("coefficients: [1, 0.5]", "coefficients: [10, -0.5]"), "cluster.workers[0].time_model.coefficients: the batch time decreases");
+  // Fewer samples than workers: dsgd gave one of them batch 0 for the whole run.
+  check_error(with("global_batch: 8", "global_batch: 1"),
+              "x.yaml:6: training.global_batch: 1 for 2 workers: each needs at least one sample of a round, so at least 2");
+  // A server's name is a name, as a worker's (a flat list's `server:` was taken as any text).
+  check_error(with("{name: a, time", "{name: a, server: \"x,/..\", time"), "x.yaml:10: cluster.workers[0].server: ");
 }
 
 TEST_CASE("unknown policies and duplicate labels are rejected") {
@@ -117,6 +122,8 @@ TEST_CASE("empty and non-YAML configs name the file") {
   CHECK_THROWS_WITH_AS(parse_config("# only a comment\n", "c.yaml"), "c.yaml: the config is empty", common::ConfigError);
   CHECK_THROWS_WITH_AS(parse_config("a: [1, 2\nb: }", "bad.yaml"), doctest::Contains("bad.yaml:"), common::ConfigError);
   CHECK_THROWS_WITH_AS(parse_config("just a sentence", "s.yaml"), doctest::Contains("s.yaml:1: expected a YAML mapping"), common::ConfigError);
+  CHECK_THROWS_WITH_AS(parse_config(std::string(kValid) + "---\nname: second\n", "two.yaml"), "two.yaml:16: a second YAML document: one config per file",
+                       common::ConfigError);
   CHECK_THROWS_WITH_AS(experiments::load_config("/no/such/file.yaml"), "/no/such/file.yaml: no such config file", common::ConfigError);
 }
 

@@ -132,7 +132,10 @@ TEST_CASE("orchestra-lcm and fixed-t: keys set from YAML") {
 TEST_CASE("orchestra-lcm and fixed-t: bad keys name file:line and the key") {
   check_error("{name: fixed-t}", "x.yaml:20: policies[0].T_ms: required key is missing");
   check_error("fixed-t", "policies[0].T_ms: required key is missing");
-  check_error("{name: fixed-t, T_ms: 0}", "x.yaml:20: policies[0].T_ms: expected a number > 0, got 0");
+  check_error("{name: fixed-t, T_ms: 0}", "x.yaml:20: policies[0].T_ms: expected a number > 0 and <= 1e+12, got 0");
+  // A barrier is a time on the clock: at most 10^9 s, as every other (1e300 ran).
+  check_error("{name: fixed-t, T_ms: 1e300}", "x.yaml:20: policies[0].T_ms: expected a number > 0 and <= 1e+12, got 1e300");
+  check_error("{name: orchestra-lcm, max_T_ms: 2e12}", "x.yaml:20: policies[0].max_T_ms: expected a number >= 0 and <= 1e+12, got 2e12");
   check_error("{name: fixed-t, T_ms: 30, rerun_lcm: true}", "policies[0].rerun_lcm: unknown key");
   check_error("{name: fixed-t, T_ms: 30, T_x_comm: 1}", "x.yaml:20: policies[0].T_x_comm: give either T_ms or T_x_comm, not both");
   check_error("{name: fixed-t, T_x_comm: 0}", "policies[0].T_x_comm: expected a number > 0 and <= 1e+06, got 0");
