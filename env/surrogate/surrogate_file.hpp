@@ -19,6 +19,7 @@
 namespace env {
 
 inline constexpr const char* kSurrogateFormat = "orchestra-surrogate";
+inline constexpr const char* kSurrogateSignature = "\"format\": \"orchestra-surrogate\"";  // what every surrogate file holds
 inline constexpr int kSurrogateVersion = 1;
 
 // The model's JSON; `fit` (may be null) is stored under "fit".

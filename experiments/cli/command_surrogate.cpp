@@ -16,6 +16,7 @@
 #include "experiments/runner/hardest_clusters.hpp"
 #include "experiments/runner/train_config.hpp"
 #include "common/atomic_file.hpp"
+#include "common/own_output.hpp"
 #include "env/surrogate/surrogate_file.hpp"
 #include "experiments/surrogate/fidelity_run.hpp"
 #include "experiments/surrogate/surrogate_pick.hpp"
@@ -221,12 +222,19 @@ int surrogate_fit(ArgCursor& arg) {
     }
   }
   if (folders.empty()) throw UsageError("fit needs at least one LOG_DIR");
+  // A slip of the path (a round log's file, a config) must not be written over, before any work.
+  if (!paths_file.empty()) common::check_replaceable_output(paths_file, "--paths", "a replayed paths CSV", kReplayedPathsHeader);
+  if (judge_file.empty()) common::check_replaceable_output(out, "--out", "a surrogate", env::kSurrogateSignature);
   const RoundLogs logs = read_round_logs(folders);
   if (!judge_file.empty()) {  // no fit: how well a surrogate file predicts the held-out episodes
     const auto model = env::read_surrogate(judge_file);
     std::vector<const LoggedEpisode*> holdout;
     for (const auto& e : logs.episodes)
       if (e.id % options.holdout_every == 0) holdout.push_back(&e);
+    // Nothing held out would be judged perfect (every error 0 over no episode).
+    if (holdout.empty())
+      throw UsageError("--judge: --holdout-every " + std::to_string(options.holdout_every) + " holds out none of the " +
+                       std::to_string(logs.episodes.size()) + " logged episodes (those whose id is a multiple of it): give a smaller one");
     std::cout << quality_json(judge(*model, logs, holdout, options)).dump(2) << "\n";
     if (!paths_file.empty()) {
       std::vector<const LoggedEpisode*> all;
@@ -346,6 +354,7 @@ int surrogate_calibrate(ArgCursor& arg) {
   }
   if (options.fidelity.surrogate.empty() || options.fidelity.configs.empty())
     throw UsageError("calibrate needs SURROGATE.json and at least one CONFIG");
+  common::check_replaceable_output(options.out, "--out", "a surrogate", env::kSurrogateSignature);
   const SurrogateCalibrationResult result = calibrate_surrogate(options);
   std::cout << calibration_markdown(result);
   if (!options.fidelity.quiet)
@@ -381,6 +390,7 @@ int surrogate_hardest(ArgCursor& arg) {
     }
   }
   if (positional.size() != 2) throw UsageError("hardest needs POLICY.pt and TRAIN_CONFIG");
+  common::check_replaceable_output(out, "--out", "a focus-clusters file", kFocusClustersSignature);
   agents::A3cPolicy policy = agents::A3cPolicy::load(positional[0]);
   const TrainConfig config = load_train_config(positional[1]);
   if (!config.distribution) throw UsageError("hardest: " + positional[1] + " draws no clusters; it needs a clusters: distribution");
@@ -388,6 +398,11 @@ int surrogate_hardest(ArgCursor& arg) {
     throw UsageError("hardest: " + positional[0] + " was trained with another controller (moves, bounds or state) than " + positional[1] +
                      "'s: search with the config it was trained with");
   const HardestSearchResult result = find_hardest_clusters(config, std::move(policy), options);
+  // A focus file without a cluster is refused by the training that reads it: say so here instead.
+  if (result.clusters.empty())
+    throw common::DataError("hardest: none of the " + std::to_string(result.candidates) + " candidates could be compared (" +
+                            std::to_string(result.incomparable) + " where no static T reached the target): nothing written to " + out +
+                            "; draw more with --candidates");
   write_focus_clusters(out, result, options.keep, positional[0], positional[1], options.seed);
   std::printf("%d candidates: the policy %.3fx the best static T (geometric mean over %zu), %d missed, %d where no static T reached the target\n",
               result.candidates, result.geomean_gap, result.clusters.size(), result.policy_misses, result.incomparable);

@@ -51,6 +51,9 @@ struct HardestSearchResult {
 // std::invalid_argument naming what differs otherwise.
 HardestSearchResult find_hardest_clusters(const TrainConfig& config, agents::A3cPolicy policy, const HardestSearchOptions& options);
 
+// What every focus-clusters file holds (its format), and so may be replaced by another.
+inline constexpr const char* kFocusClustersSignature = "\"format\": \"orchestra-focus-clusters\"";
+
 // The first `keep` clusters of `result` as a focus-clusters file (JSON, written atomically), with
 // what made it (policy, config, seed, candidates, the gap over all of them).
 void write_focus_clusters(const std::string& path, const HardestSearchResult& result, int keep, const std::string& policy_path,

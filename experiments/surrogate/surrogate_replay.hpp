@@ -38,6 +38,7 @@ std::optional<double> replay_time_to_target(const env::SurrogateDynamics& dynami
 // One row per logged round: the episode, the round, what it did (workers, members, mean steps,
 // batch, progress) and the logged loss and accuracy beside the model's expected path.
 std::string replayed_paths_csv(const env::SurrogateModel& model, const RoundLogs& logs, const std::vector<const LoggedEpisode*>& episodes);
+inline constexpr const char* kReplayedPathsHeader = "source,episode,static,round,";  // how replayed_paths_csv begins
 
 // The logged episode's own: the clock of its first round at the target, or nullopt.
 std::optional<double> logged_time_to_target(const LoggedEpisode& episode, double target);

@@ -121,6 +121,12 @@ TEST_CASE("orchestra surrogate hardest: the file a training config reads as focu
                                           (dir / "again.json") + " --quiet");
   REQUIRE_MESSAGE(rerun.exit_code == 0, rerun.output);
   CHECK(testing::read_text(dir / "again.json") == testing::read_text(dir / "focus.json"));  // the same seed, the same file
+  // --out replaces a focus file, not a config given by a slip of the path.
+  testing::write_text(dir / "mine.yaml", "name: mine\n");
+  const auto slip = testing::run_command(bin + " surrogate hardest " + kPolicy + " " + kConfig + " --candidates 10 --keep 3 --out " + (dir / "mine.yaml"));
+  CHECK(slip.exit_code == 2);
+  CHECK(slip.output.find("--out " + (dir / "mine.yaml") + ": holds a file that is not a focus-clusters file") != std::string::npos);
+  CHECK(testing::read_text(dir / "mine.yaml") == "name: mine\n");
 
   // A training config with focus: every episode (share 1) on one of the three clusters.
   std::string yaml = testing::read_text(kConfig);

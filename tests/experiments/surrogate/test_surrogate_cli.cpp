@@ -65,6 +65,24 @@ TEST_CASE("orchestra surrogate log, fit, then run on the surrogate: the usual re
   CHECK(report["episodes"] == 10);
   CHECK(report["forms"].contains("progress-noise"));
   CHECK(report["forms"].contains("sample-clock"));
+  // --out replaces a surrogate (refit in place), never another file: a round log, a config.
+  const std::string refit = kBinary + " surrogate fit " + (dir / "log") + " --draws 2 --iterations 20 --quiet --out ";
+  CHECK(testing::run_command(refit + (dir / "s.json")).exit_code == 0);
+  for (const char* slip : {"task.yaml", "log"}) {
+    CAPTURE(slip);
+    const std::string before = std::filesystem::is_directory(dir / slip) ? "" : testing::read_text(dir / slip);
+    const auto r = testing::run_command(refit + (dir / slip));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("orchestra surrogate: --out " + (dir / slip) + ": ") == 0);
+    if (!before.empty()) CHECK(testing::read_text(dir / slip) == before);
+  }
+  // --judge with nothing held out was every error 0 over no episode.
+  const auto later = testing::run_command(kBinary + " surrogate log " + (dir / "train.yaml") + " --episodes 2 --first 11 --after-target 0.2 --out " +
+                                          (dir / "later") + " --quiet");
+  REQUIRE_MESSAGE(later.exit_code == 0, later.output);
+  const auto judged = testing::run_command(kBinary + " surrogate fit " + (dir / "later") + " --judge " + (dir / "s.json") + " --holdout-every 1000");
+  CHECK(judged.exit_code == 2);
+  CHECK(judged.output.find("--holdout-every 1000 holds out none of the 2 logged episodes") != std::string::npos);
 
   std::string config = kTask;
   config += "runtime: {training: surrogate, surrogate: s.json}\n";
