@@ -32,13 +32,13 @@ void write_curve_keys(const std::string& path, const CurveKeys& keys) {
       "# keep it private: anyone holding it can join training.\n"
       "server_public: \"" + keys.server.public_key + "\"\nserver_secret: \"" + keys.server.secret_key +
       "\"\nclient_public: \"" + keys.client.public_key + "\"\nclient_secret: \"" + keys.client.secret_key + "\"\n";
-  common::write_file_atomic(path, std::vector<char>(text.begin(), text.end()));
-  std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
-                               std::filesystem::perm_options::replace);
+  common::write_file_atomic(path, text, common::FileAccess::OwnerOnly);
 }
 
 CurveKeys read_curve_keys(const std::string& path) {
   YAML::Node root;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw common::DataError(path + ": is a directory, not a key file (write one with orchestra keygen)");
   try {
     root = YAML::LoadFile(path);
   } catch (const YAML::Exception& e) {

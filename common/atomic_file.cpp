@@ -35,9 +35,12 @@ std::string temporary_path(const std::string& path) {
   return (target.parent_path() / ("." + target.filename().string() + ".orchestra-tmp-" + std::to_string(::getpid()))).string();
 }
 
-void write_file_atomic(const std::string& path, std::string_view content) {
+void write_file_atomic(const std::string& path, std::string_view content, FileAccess access) {
   const std::string temporary = temporary_path(path);
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // O_EXCL after removing a stale one: a file created now gets the mode asked for (an existing
+  // one would keep its own).
+  ::unlink(temporary.c_str());
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, access == FileAccess::OwnerOnly ? 0600 : 0644);
   if (fd < 0) throw SystemError(path + ": cannot write (" + std::strerror(errno) + ")");
   std::size_t done = 0;
   while (done < content.size()) {

@@ -15,8 +15,12 @@ namespace common {
 // leftover is told apart from a user's `notes.tmp-1` (leftovers.hpp removes only these).
 std::string temporary_path(const std::string& path);
 
+// Who may read the file: everyone (results), or its owner only from its first byte (secret keys:
+// a chmod after the rename would leave a moment where others can read them).
+enum class FileAccess { Shared, OwnerOnly };
+
 // Throws common::SystemError naming the path when it cannot be written (the temporary file removed).
-void write_file_atomic(const std::string& path, std::string_view content);
+void write_file_atomic(const std::string& path, std::string_view content, FileAccess access = FileAccess::Shared);
 void write_file_atomic(const std::string& path, const std::vector<char>& bytes);
 
 // Puts the folder `staging` (complete) at `target`, in place of what is there: where `target`

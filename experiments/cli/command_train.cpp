@@ -303,6 +303,9 @@ int command_keygen(const Args& args) {
   }
   if (args.size() != 1 || args[0].empty() || args[0][0] == '-') throw UsageError("expected one FILE");
   if (!agents::curve_available()) throw common::SystemError("this libzmq was built without CURVE (libsodium)");
+  // New keys over old ones would lock out the server and agents that use them, without a word.
+  if (std::error_code ec; std::filesystem::exists(args[0], ec))
+    throw UsageError(args[0] + " exists: a server and its agents may be using these keys; remove it first to make new ones");
   agents::write_curve_keys(args[0], agents::generate_curve_keys());
   std::cout << "CURVE keys written to " << args[0] << " (keep it private)\n";
   return 0;

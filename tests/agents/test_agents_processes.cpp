@@ -161,6 +161,15 @@ TEST_CASE("train, serve, agent and keygen reject bad input with one line") {
   r = testing::run_command(bin + " keygen " + (dir / "keys"));
   CHECK(r.exit_code == 0);
   CHECK((std::filesystem::status(dir / "keys").permissions() & std::filesystem::perms::group_read) == std::filesystem::perms::none);
+  // New keys over the ones a server and its agents use would lock them out: refused, kept.
+  const std::string keys = testing::read_text(dir / "keys");
+  r = testing::run_command(bin + " keygen " + (dir / "keys"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find(dir / "keys" + " exists: a server and its agents may be using these keys") != std::string::npos);
+  CHECK(testing::read_text(dir / "keys") == keys);
+  r = testing::run_command(bin + " serve " + (dir / "toy.yaml") + " --keys " + dir.path.string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find(dir.path.string() + ": is a directory, not a key file") != std::string::npos);
 
   // a3c.init_policy: a network of another shape is named with both shapes, before anything runs.
   agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{8, {4}})).save(dir / "narrow.pt");

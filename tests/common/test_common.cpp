@@ -107,6 +107,9 @@ TEST_CASE("yaml file: the document, or one config error naming the file (and lin
     CHECK_THROWS_WITH_AS(common::read_yaml_file(path), (path + message).c_str(), common::ConfigError);
   };
   fails_with((dir / "none.yaml").string(), ": no such config file");
+  // A secret is its owner's from its first byte (the file is created so, not chmod-ed after).
+  common::write_file_atomic((dir / "secret").string(), std::string("key"), common::FileAccess::OwnerOnly);
+  CHECK(fs::status(dir / "secret").permissions() == (fs::perms::owner_read | fs::perms::owner_write));
   fails_with((dir / "folder.yaml").string(), ": is a directory, not a config file");  // not libstdc++'s "basic_filebuf::underflow"
   fails_with(write("bad.yaml", "a: 1\nb: [1, 2\n"), ":3: not valid YAML: end of sequence flow not found");
   // yaml-cpp's Load read the first document and dropped the second without a word.
