@@ -85,6 +85,12 @@ void YamlReader::fail_at(const YAML::Node& node, const std::string& file, const 
 void YamlReader::fail(const std::string& key, const std::string& message) const {
   // A missing key comes back as a defined but position-less node: point at the mapping instead.
   const YAML::Node v = value(key);
+  if (v && !v.IsNull() && !v.Mark().is_null()) fail_at(v, file_, key_path(key), message);
+  // A key without a value: yaml-cpp marks its null where parsing went on (the next line), so
+  // point at the key itself.
+  if (node_ && node_.IsMap())
+    for (auto it = node_.begin(); it != node_.end(); ++it)
+      if (it->first.Scalar() == key && !it->first.Mark().is_null()) fail_at(it->first, file_, key_path(key), message);
   fail_at(v && !v.Mark().is_null() ? v : node_, file_, key_path(key), message);
 }
 
@@ -100,10 +106,18 @@ bool YamlReader::has(const std::string& key) const {
   return v && !v.IsNull();
 }
 
+bool YamlReader::given(const std::string& key) const {
+  // value() answers a missing key with a null node too: look for the key itself.
+  if (!node_ || !node_.IsMap()) return false;
+  for (auto it = node_.begin(); it != node_.end(); ++it)
+    if (it->first.Scalar() == key) return true;
+  return false;
+}
+
 std::int64_t YamlReader::integer(const std::string& key, std::int64_t fallback, std::int64_t min, std::int64_t max) {
   read_.insert(key);
   std::int64_t v = fallback;
-  if (has(key)) {
+  if (given(key)) {  // a key without a value is an error, not its default
     const YAML::Node n = value(key);
     if (!n.IsScalar() || !parse_integer(n.Scalar(), v)) fail(key, "expected " + range_text(min, max, 0, false) + ", got " + shown(n));
     if (v < min || v > max) fail(key, "expected " + range_text(min, max, v, true) + ", got " + n.Scalar());
@@ -120,7 +134,7 @@ std::int64_t YamlReader::required_integer(const std::string& key, std::int64_t m
 double YamlReader::real(const std::string& key, double fallback, double min, double max, bool min_exclusive) {
   read_.insert(key);
   double v = fallback;
-  if (has(key)) {
+  if (given(key)) {  // a key without a value is an error, not its default
     const YAML::Node n = value(key);
     std::ostringstream expect;
     expect << "expected a number " << (min_exclusive ? "> " : ">= ") << min;
@@ -135,7 +149,7 @@ double YamlReader::real(const std::string& key, double fallback, double min, dou
 bool YamlReader::boolean(const std::string& key, bool fallback) {
   read_.insert(key);
   bool v = fallback;
-  if (has(key)) {
+  if (given(key)) {  // a key without a value is an error, not its default
     const YAML::Node n = value(key);
     if (!n.IsScalar() || !YAML::convert<bool>::decode(n, v)) fail(key, "expected true or false, got " + shown(n));
   }
@@ -146,7 +160,7 @@ bool YamlReader::boolean(const std::string& key, bool fallback) {
 std::string YamlReader::text(const std::string& key, const std::string& fallback) {
   read_.insert(key);
   std::string v = fallback;
-  if (has(key)) {
+  if (given(key)) {  // a key without a value is an error, not its default
     const YAML::Node n = value(key);
     if (!n.IsScalar()) fail(key, "expected a string, got " + shown(n));
     v = n.Scalar();
@@ -195,7 +209,7 @@ std::vector<std::int64_t> YamlReader::integers(const std::string& key, const std
                                                std::int64_t min, std::int64_t max) {
   read_.insert(key);
   std::vector<std::int64_t> out = fallback;
-  if (has(key)) {
+  if (given(key)) {  // a key without a value is an error, not its default
     const YAML::Node n = value(key);
     if (!n.IsSequence()) fail(key, "expected a list of integers, got " + shown(n));
     out.clear();

@@ -24,7 +24,11 @@ class YamlReader {
   // ("" at the top).
   YamlReader(YAML::Node node, std::string file, std::string path);
 
+  // The key with a value (`epochs: 3`; not `epochs:` or `epochs: ~`, whose value is null).
   bool has(const std::string& key) const;
+  // The key written, with a value or without: a number, flag or text read from a key written
+  // without a value is an error ("expected a positive integer, got nothing"), not the default.
+  bool given(const std::string& key) const;
   std::int64_t integer(const std::string& key, std::int64_t fallback, std::int64_t min, std::int64_t max);
   std::int64_t required_integer(const std::string& key, std::int64_t min, std::int64_t max);
   double real(const std::string& key, double fallback, double min, double max, bool min_exclusive = false);

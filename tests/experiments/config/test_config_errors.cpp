@@ -98,6 +98,10 @@ TEST_CASE("wrong types, negative and zero sizes are rejected with what was expec
   check_error(with("global_batch: 8", "global_batch: -3"), "x.yaml:6: training.global_batch: expected a positive integer, got -3");
   check_error(with("global_batch: 8", "global_batch: 0"), "x.yaml:6: training.global_batch: expected a positive integer, got 0");
   check_error(with("epochs: 1", "epochs: lots"), "x.yaml:7: training.epochs: expected a positive integer, got 'lots'");
+  // A key written without a value is an error, not its default (`epochs:` ran 5 epochs).
+  check_error(with("epochs: 1", "epochs:"), "x.yaml:7: training.epochs: expected a positive integer, got nothing");
+  check_error(with("epochs: 1", "epochs: 1\n  lr: ~"), "x.yaml:8: training.lr: expected a number > 0");
+  check_error(with("seed: 3", "seed: 3\nruntime: {tf32: }"), "runtime.tf32: expected true or false, got nothing");
   check_error(with("max_batch: 64}\n    - {name: b", "max_batch: 2.5}\n    - {name: b"), "x.yaml:10: cluster.workers[0].max_batch: expected a positive integer, got '2.5'");
   check_error(with("seed: 3", "seed: 3\nnetwork: {bandwidth_gbps: 0}"), "network.bandwidth_gbps: expected a number >= 1e-06 and <= 1e+06, got 0");
   check_error(with("coefficients: [1, 0.5]", "coefficients: [10, -0.5]"), "cluster.workers[0].time_model.coefficients: the batch time decreases");
