@@ -248,8 +248,9 @@ YAML::Node YamlReader::raw(const std::string& key) {
 void YamlReader::reject_unknown_keys() const {
   if (!node_ || !node_.IsMap()) return;
   for (auto it = node_.begin(); it != node_.end(); ++it) {
-    const std::string key = it->first.Scalar();
-    if (!read_.count(key)) {
+    // A key that is a list or a mapping (`[a, b]: 3`) has no name: show how it was written.
+    const std::string key = it->first.IsScalar() ? it->first.Scalar() : YAML::Dump(it->first);
+    if (!it->first.IsScalar() || !read_.count(key)) {
       std::string known;
       for (const auto& k : read_) known += (known.empty() ? "" : ", ") + k;
       fail_at(it->first, file_, key_path(key), "unknown key" + (known.empty() ? std::string() : " (known here: " + known + ")"));

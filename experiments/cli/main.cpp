@@ -35,7 +35,7 @@ const Command kCommands[] = {
      "orchestra evaluate pretrained/orchestra-a3c.pt configs/heldout/*.yaml --seeds 1-3", experiments::command_evaluate},
     {"learn a controller", "draw TRAIN_CONFIG", "clusters drawn from a training config's distribution, as configs (validation sets)",
      "orchestra draw configs/a3c_general.yaml --count 8 --out results/validation", experiments::command_draw},
-    {"learn a controller", "surrogate log|fit|fidelity|pick", "the surrogate of training: log real rounds, fit it, measure its fidelity, pick a static T",
+    {"learn a controller", "surrogate log|fit|calibrate|fidelity|pick|hardest", "the surrogate of training: log real rounds, fit it, calibrate it, measure its fidelity, pick a static T, find hard clusters",
      "orchestra surrogate fit results/rounds --out surrogate.json", experiments::command_surrogate},
     {"learn a controller", "soup POLICY.pt...", "one policy whose weights are the mean of several runs' (a model soup)",
      "orchestra soup a.pt b.pt --out soup.pt", experiments::command_soup},

@@ -371,6 +371,16 @@ void read_training_backend(common::YamlReader& runtime, ExperimentConfig& cfg) {
 
 // A simulated cluster's replicas on the CPU that cannot fit this machine's memory are refused now,
 // naming the model, instead of the kernel killing the run silently later (env/train/replica_memory.hpp).
+// LeNet's two convolutions and pools leave nothing of an image under 12x12 (env/train/models.cpp):
+// said at model.arch when the config is read, not as a bare error when the run builds it.
+void check_cnn_input(const common::YamlReader& model, const ExperimentConfig& cfg) {
+  if (cfg.training.model.arch != "cnn" || cfg.training_backend != TrainingBackend::Libtorch) return;
+  const std::vector<std::int64_t> shape = env::dataset_kind(cfg.data.dataset).input_shape(cfg.data);  // {channels, side, side}
+  if (shape.size() == 3 && shape[1] < 12)
+    model.fail("arch", "cnn needs inputs of at least 12x12 pixels, and this data set's are " + std::to_string(shape[1]) + "x" +
+                           std::to_string(shape[2]) + ": use mlp, or a larger data.synthetic.side");
+}
+
 void check_replicas_fit(const common::YamlReader& model, const ExperimentConfig& cfg) {
   if (cfg.mode != ClusterMode::Simulated || cfg.training_backend != TrainingBackend::Libtorch || cfg.training.timing_only ||
       cfg.training.device != "cpu")
@@ -467,6 +477,7 @@ ExperimentConfig parse_config(const std::string& text, const std::string& file) 
   read_policies(top, cfg);
   top.reject_unknown_keys();
 
+  check_cnn_input(model, cfg);
   check_replicas_fit(model, cfg);
 
   // Each worker must hold its share of the global batch under SSGD's equal split: at least one

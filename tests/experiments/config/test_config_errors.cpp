@@ -80,6 +80,7 @@ TEST_CASE("training.shards: epoch unless asked, recorded in the resolved config,
 TEST_CASE("unknown keys are named with their line") {
   check_error(with("epochs: 1", "epochs: 1\n  epoch: 3"), "x.yaml:8: training.epoch: unknown key");
   check_error(with("seed: 3", "seed: 3\ncluser: {}"), "x.yaml:3: cluser: unknown key");
+  check_error(with("seed: 3", "seed: 3\n[a, b]: 3"), "x.yaml:3: [a, b]: unknown key");  // a key that is a list: shown as written
 }
 
 TEST_CASE("a key given twice is an error naming both lines, at any depth") {
@@ -100,6 +101,9 @@ TEST_CASE("wrong types, negative and zero sizes are rejected with what was expec
   check_error(with("epochs: 1", "epochs: lots"), "x.yaml:7: training.epochs: expected a positive integer, got 'lots'");
   // A key written without a value is an error, not its default (`epochs:` ran 5 epochs).
   check_error(with("epochs: 1", "epochs:"), "x.yaml:7: training.epochs: expected a positive integer, got nothing");
+  // LeNet on images under 12x12 was a bare runtime error without file, line or key.
+  check_error(with("dataset: synthetic", "dataset: synthetic\n  synthetic: {side: 8}\nmodel: {arch: cnn}"),
+              "x.yaml:6: model.arch: cnn needs inputs of at least 12x12 pixels, and this data set's are 8x8");
   check_error(with("epochs: 1", "epochs: 1\n  lr: ~"), "x.yaml:8: training.lr: expected a number > 0");
   check_error(with("seed: 3", "seed: 3\nruntime: {tf32: }"), "runtime.tf32: expected true or false, got nothing");
   check_error(with("max_batch: 64}\n    - {name: b", "max_batch: 2.5}\n    - {name: b"), "x.yaml:10: cluster.workers[0].max_batch: expected a positive integer, got '2.5'");
