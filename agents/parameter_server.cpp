@@ -79,7 +79,9 @@ ParameterServer::ParameterServer(zmq::context_t& context, ParameterServerOptions
 
   socket_.set(zmq::sockopt::linger, 0);
   socket_.set(zmq::sockopt::router_mandatory, 1);  // a reply to a vanished peer fails, not blocks
-  socket_.set(zmq::sockopt::sndtimeo, 1000);
+  // A peer whose queue is full (it does not read its replies) is not waited for: its reply is
+  // dropped at once. A wait of 1 s per reply let one such peer stall every other agent.
+  socket_.set(zmq::sockopt::sndtimeo, 0);
   // libzmq refuses (and disconnects) a peer whose frame exceeds this, before it is even buffered:
   // the first line against a memory attack. Frames under it but over the parameter count are
   // dropped and counted by decode().

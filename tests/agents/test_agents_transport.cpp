@@ -338,6 +338,40 @@ TEST_CASE("the server survives garbage, oversized, non-finite and stale messages
   CHECK(result.drops.wrong_size == 1);
 }
 
+TEST_CASE("a peer that never reads its replies does not stall the others") {
+  zmq::context_t context;
+  auto options = server_options(small_options(1000000), "inproc://a3c-deaf");
+  agents::ParameterServer server(context, options);
+  std::future<agents::ServeResult> serving = std::async(std::launch::async, [&server] { return server.serve(); });
+  // Hellos from a peer that reads nothing: past the pipe's high-water mark (the server's 1000
+  // plus its 1), every reply to it would wait for room.
+  zmq::socket_t deaf(context, zmq::socket_type::dealer);
+  deaf.set(zmq::sockopt::linger, 0);
+  deaf.set(zmq::sockopt::rcvhwm, 1);
+  deaf.connect("inproc://a3c-deaf");
+  const agents::ToyBarrierEnv toy;
+  const std::size_t count = static_cast<std::size_t>(agents::parameter_count(server.network()));
+  const std::vector<char> hello = agents::encode(agents::Message{agents::MessageType::Hello, 0, 0, static_cast<std::uint64_t>(toy.observation_size()),
+                                                                 {static_cast<float>(count)}});
+  for (int k = 0; k < 1300; ++k) deaf.send(zmq::buffer(hello), zmq::send_flags::none);
+  // An honest agent trains on: with a 1 s wait per undeliverable reply, 300 of them alone took 300 s.
+  agents::ToyBarrierEnv env;
+  agents::AgentWorkerOptions ao;
+  ao.a3c = options.a3c;
+  ao.connect = "inproc://a3c-deaf";
+  std::future<agents::AgentResult> agent = std::async(std::launch::async, [&] { return agents::AgentWorker(context, ao, env).run(); });
+  const auto start = std::chrono::steady_clock::now();
+  while (server.updates() < 200 && std::chrono::steady_clock::now() < start + std::chrono::seconds(60))
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  MESSAGE(server.updates() << " updates in " << seconds << " s");
+  CHECK(server.updates() >= 200);
+  CHECK(seconds < 30);  // about 1 s here; over 100 s when each reply to the deaf peer waited 1 s
+  server.request_stop();
+  serving.get();
+  CHECK(agent.get().exit == agents::AgentExit::Stopped);
+}
+
 TEST_CASE("a silent agent is written off and training goes on without it") {
   zmq::context_t context;
   auto options = server_options(small_options(30), "inproc://a3c-silent");
