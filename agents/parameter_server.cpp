@@ -75,7 +75,6 @@ ParameterServer::ParameterServer(zmq::context_t& context, ParameterServerOptions
     recent_.assign(state.recent.begin(), state.recent.end());
     say("resuming from " + checkpoint_path(options_.out_dir) + " at update " + std::to_string(updates_.load()));
   }
-  if (!options_.out_dir.empty()) open_train_csv();
 
   socket_.set(zmq::sockopt::linger, 0);
   socket_.set(zmq::sockopt::router_mandatory, 1);  // a reply to a vanished peer fails, not blocks
@@ -90,7 +89,14 @@ ParameterServer::ParameterServer(zmq::context_t& context, ParameterServerOptions
     zap_ = std::make_unique<ZapAuthenticator>(context, options_.curve->client.public_key);
     make_curve_server(socket_, *options_.curve);
   }
-  socket_.bind(options_.bind);
+  try {
+    socket_.bind(options_.bind);
+  } catch (const zmq::error_t& e) {
+    throw common::CommError(options_.bind + ": cannot listen here (" + e.what() + ")");
+  }
+  // Only once the server can serve: a bind that fails leaves no train.csv to be mistaken for a
+  // training that can be resumed.
+  if (!options_.out_dir.empty()) open_train_csv();
   last_message_ = Clock::now();
 }
 

@@ -146,7 +146,12 @@ void look(const fs::path& dir, const FolderPlan& plan, std::vector<FolderFinding
     }
   }
   if (!training.empty()) {
-    FolderFinding f{(dir / training.front()).string(), "an A3C training (orchestra train): continue it with --resume", true, {}};
+    // --resume needs a checkpoint: a training stopped before its first has nothing to continue.
+    const bool resumable = std::find(training.begin(), training.end(), "checkpoint.pt") != training.end();
+    FolderFinding f{(dir / training.front()).string(),
+                    resumable ? "an A3C training (orchestra train): continue it with --resume"
+                              : "an A3C training stopped before its first checkpoint (nothing to resume)",
+                    true, {}};
     for (std::size_t k = 1; k < training.size(); ++k) f.also_remove.push_back((dir / training[k]).string());
     out.push_back(f);
   }

@@ -155,6 +155,11 @@ TEST_CASE("train, serve, agent and keygen reject bad input with one line") {
   r = testing::run_command(bin + " serve " + (dir / "toy.yaml") + " --bind tcp://0.0.0.0:0");
   CHECK(r.exit_code != 0);
   CHECK(r.output.find("needs CURVE keys") != std::string::npos);
+  // An address it cannot listen on is named, and leaves no train.csv behind to look resumable.
+  r = testing::run_command(bin + " serve " + (dir / "toy.yaml") + " --bind tcp://127.0.0.1:notaport --out " + (dir / "unbound"));
+  CHECK(r.exit_code == 1);
+  CHECK(r.output == "orchestra: communication error: tcp://127.0.0.1:notaport: cannot listen here (Invalid argument)\n");
+  CHECK_FALSE(std::filesystem::exists(dir / "unbound/train.csv"));
   r = testing::run_command(bin + " agent " + (dir / "toy.yaml"));
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("--connect") != std::string::npos);

@@ -155,6 +155,11 @@ TEST_CASE("results folder: sub-folders of a plan (seeds, clusters), a training's
   CHECK(refusal(train, resume).empty());
   FolderPlan none;  // `run` into a training's folder leaves its files alone
   CHECK(refusal(train, none).empty());
+  // A training stopped before its first checkpoint: --resume would find nothing, so it is not offered.
+  fs::remove(train + "/checkpoint.pt");
+  const std::string early = refusal(train, fresh);
+  CHECK(early.find("snapshots, train.csv: an A3C training stopped before its first checkpoint (nothing to resume)") != std::string::npos);
+  CHECK(early.find("--resume") == std::string::npos);
 
   const std::string drawn = tmp / "drawn";
   fs::create_directories(drawn);
