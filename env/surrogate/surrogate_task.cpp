@@ -73,7 +73,9 @@ SurrogateTask task_from_json(const nlohmann::json& j) {
   t.test_samples = integer("test_samples");
   t.model = text("model");
   t.parameters = integer("parameters");
-  t.global_batch = static_cast<int>(integer("global_batch"));
+  const std::int64_t global_batch = integer("global_batch");
+  if (global_batch > (std::int64_t{1} << 30)) throw std::invalid_argument("task.global_batch: expected at most 2^30, got " + std::to_string(global_batch));
+  t.global_batch = static_cast<int>(global_batch);  // in range: no wrap to another batch
   t.lr = real("lr");
   t.momentum = real("momentum");
   t.weight_decay = real("weight_decay");

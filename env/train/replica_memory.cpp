@@ -54,7 +54,8 @@ std::string in_thousands(double value, const std::vector<const char*>& units) {
     ++unit;
   }
   char text[32];
-  std::snprintf(text, sizeof text, unit == 0 ? "%.0f%s" : "%.1f%s", value, units[unit]);
+  // Past the last unit a number of many digits is written with an exponent (1.00e+12 PB).
+  std::snprintf(text, sizeof text, value >= 1e6 ? "%.2e%s" : unit == 0 ? "%.0f%s" : "%.1f%s", value, units[unit]);
   return text;
 }
 
@@ -79,6 +80,21 @@ double replicas_bytes(std::int64_t parameters, int workers, const OptimizerSpec&
 double machine_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
+}
+
+double synthetic_data_bytes(const DataSpec& data) {
+  // float32 pixels and an int64 label per sample, train and test sets alike.
+  const double samples = static_cast<double>(data.synthetic_train) + static_cast<double>(data.synthetic_test);
+  return samples * (4.0 * data.synthetic_channels * data.synthetic_side * data.synthetic_side + 8.0);
+}
+
+std::optional<std::string> synthetic_data_memory_problem(const DataSpec& data, double memory_bytes) {
+  const double bytes = synthetic_data_bytes(data);
+  if (memory_bytes <= 0 || bytes <= memory_bytes) return std::nullopt;
+  return count_text(static_cast<double>(data.synthetic_train)) + " training and " + count_text(static_cast<double>(data.synthetic_test)) +
+         " test samples of " + std::to_string(data.synthetic_channels) + "x" + std::to_string(data.synthetic_side) + "x" +
+         std::to_string(data.synthetic_side) + " need about " + bytes_text(bytes) + ", more than this machine's " + bytes_text(memory_bytes) +
+         " of memory: use fewer or smaller samples";
 }
 
 std::optional<std::string> replicas_memory_problem(const ModelSpec& model, std::int64_t parameters, int workers, double bytes,

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "env/train/dataset.hpp"
 #include "env/train/models.hpp"
 #include "env/train/worker_replicas.hpp"
 
@@ -24,6 +25,11 @@ std::int64_t parameter_count(const ModelSpec& model, const std::vector<std::int6
 // worker) and batched ones (the same, stacked); and two copies for the whole cluster (the global
 // model at the round's start, and the one evaluated).
 double replicas_bytes(std::int64_t parameters, int workers, const OptimizerSpec& optimizer);
+
+// Bytes a synthetic data set holds (its train and test samples, float32 pixels and int64 labels),
+// and why it cannot be held by a machine of `memory_bytes` (0: unknown), or nullopt.
+double synthetic_data_bytes(const DataSpec& data);
+std::optional<std::string> synthetic_data_memory_problem(const DataSpec& data, double memory_bytes);
 
 // This machine's physical memory in bytes (sysconf); 0 where it cannot say.
 double machine_memory_bytes();

@@ -1,5 +1,6 @@
 #include "experiments/calibration/real_run.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -13,6 +14,15 @@
 
 namespace experiments::calibration {
 RealRun read_real_run(const std::string& dir) {
+  // A policy's folder without its summary (deleted, or cut short) was passed over: the fit would
+  // then be of the other policies alone, without a word.
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::filesystem::path folder = entry.path();
+    if (entry.is_directory(ec) && !std::filesystem::exists(folder / "summary.json", ec) &&
+        (std::filesystem::exists(folder / "config.json", ec) || std::filesystem::exists(folder / "rounds.csv", ec)))
+      throw common::DataError(folder.string() + ": a policy's results without summary.json (damaged, or a run still writing): calibrate fits every policy of the run");
+  }
   const std::vector<experiments::RunResults> runs = experiments::read_results({dir});
   if (runs.size() != 1)
     throw common::DataError(dir + ": holds " + std::to_string(runs.size()) + " experiments; give the folder of one real run (orchestra launch --out DIR)");

@@ -90,6 +90,8 @@ std::vector<std::uint64_t> parse_seed_list(const std::string& flag, const std::s
       bad("expected seeds like 1,2,3 or 1-5");
     return std::stoull(text);
   };
+  // getline drops an empty last item: "1,2," would read as "1,2".
+  if (!value.empty() && value.back() == ',') bad("expected seeds like 1,2,3 or 1-5");
   std::vector<std::uint64_t> seeds;
   std::set<std::uint64_t> seen;
   std::stringstream items(value);

@@ -381,6 +381,13 @@ void check_cnn_input(const common::YamlReader& model, const ExperimentConfig& cf
                            std::to_string(shape[2]) + ": use mlp, or a larger data.synthetic.side");
 }
 
+// A synthetic data set too large for the machine: libtorch's allocation error (or its size
+// overflow) without the key, or the OOM killer later. Said at data.synthetic when the config is read.
+void check_synthetic_data_fits(const common::YamlReader& data, const ExperimentConfig& cfg) {
+  if (cfg.data.dataset != "synthetic" || cfg.training_backend != TrainingBackend::Libtorch || cfg.training.timing_only) return;
+  if (const auto problem = env::synthetic_data_memory_problem(cfg.data, env::machine_memory_bytes())) data.fail("synthetic", *problem);
+}
+
 void check_replicas_fit(const common::YamlReader& model, const ExperimentConfig& cfg) {
   if (cfg.mode != ClusterMode::Simulated || cfg.training_backend != TrainingBackend::Libtorch || cfg.training.timing_only ||
       cfg.training.device != "cpu")
@@ -478,6 +485,7 @@ ExperimentConfig parse_config(const std::string& text, const std::string& file) 
   top.reject_unknown_keys();
 
   check_cnn_input(model, cfg);
+  check_synthetic_data_fits(data, cfg);
   check_replicas_fit(model, cfg);
 
   // Each worker must hold its share of the global batch under SSGD's equal split: at least one

@@ -142,7 +142,7 @@ void look(const fs::path& dir, const FolderPlan& plan, std::vector<FolderFinding
     } else if (std::regex_match(name, seed_folder) && holds_policy_folders(path)) {
       std::vector<std::string> log;
       if (fs::exists(path.string() + ".log", ec)) log.push_back(path.string() + ".log");
-      out.push_back({path.string(), "a seed of a multi-seed run (orchestra run --seeds)", true, log});
+      out.push_back({path.string(), "a seed of a multi-seed run or evaluation that this run does not run (run --seeds, evaluate --seeds)", true, log});
     }
   }
   if (!training.empty()) {

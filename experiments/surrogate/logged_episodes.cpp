@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/errors.hpp"
+#include "common/number_text.hpp"
 #include "common/json_file.hpp"
 #include "experiments/surrogate/round_log.hpp"
 
@@ -126,6 +127,21 @@ void read_rounds_file(const std::filesystem::path& path, std::map<std::int64_t, 
       r.workers.push_back({number(parts[1], where), number(parts[0], where)});
     }
     if (!(r.loss > 0) || !(e.initial_loss > 0)) throw common::DataError(where + ": a test loss must be > 0");
+    // What training can log: a hand-edited or damaged row would be fitted as if it were measured
+    // (an accuracy of 7.5, a loss of 1e300, a clock before the start), or fail deep in the fit (a
+    // negative lr) without the file's name.
+    const auto in_range = [&](const char* column, double v, double lo, double hi) {
+      if (!(v >= lo && v <= hi))
+        throw common::DataError(where + ": " + column + ": expected a number in [" + common::shortest_number_text(lo) + ", " + common::shortest_number_text(hi) + "], got " +
+                                common::shortest_number_text(v));
+    };
+    in_range("acc_after", r.accuracy, 0, 1);
+    in_range("acc_before", e.initial_accuracy, 0, 1);
+    in_range("loss_after", r.loss, 0, 1e30);
+    in_range("train_loss", r.train_loss, 0, 1e30);
+    in_range("clock_ms", r.clock_ms, 0, 1e12);
+    in_range("lr", r.lr, 0, 1e3);
+    in_range("progress_after", r.progress, 0, 1e15);
     e.rounds.push_back(std::move(r));
   }
 }
@@ -173,10 +189,12 @@ RoundLogs read_round_logs(const std::vector<std::string>& folders) {
     for (const auto& f : episode_files) read_episodes_file(f, folder, episodes, counts);
     for (const auto& f : files_of(folder, "rounds-")) read_rounds_file(f, episodes);
     for (auto& [id, e] : episodes) {
-      // An episode with rounds has all of them (a rounds file cut at a line boundary still parses).
-      if (!e.rounds.empty() && static_cast<std::int64_t>(e.rounds.size()) != counts[id])
+      // Every episode has all its rounds (a rounds file cut at a line boundary still parses, and a
+      // missing one left its episodes out of the fit without a word).
+      if (static_cast<std::int64_t>(e.rounds.size()) != counts[id])
         throw common::DataError(folder + ": episode " + std::to_string(id) + " has " + std::to_string(e.rounds.size()) +
-                                " rounds in the rounds files, its episodes row says " + std::to_string(counts[id]) + " (a truncated file?)");
+                                " rounds in the rounds files, its episodes row says " + std::to_string(counts[id]) +
+                                " (a truncated or missing rounds-*.csv?)");
       if (!e.rounds.empty()) logs.episodes.push_back(std::move(e));
     }
     logs.folders.push_back(folder);

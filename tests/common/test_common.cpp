@@ -116,6 +116,15 @@ TEST_CASE("yaml file: the document, or one config error naming the file (and lin
   fails_with(write("two.yaml", "a: 1\n---\na: 2\n"), ":3: a second YAML document: one config per file");
   CHECK(common::read_yaml_file(write("trailing.yaml", "a: 1\n---\n"))["a"].as<int>() == 1);  // an empty one says nothing
   CHECK(common::parse_yaml_text("", "empty.yaml").IsNull());
+  CHECK(common::parse_yaml_text("# a comment\n---\na: 1\n", "start.yaml")["a"].as<int>() == 1);  // a first document's own marker
+  // yaml-cpp's LoadAll loops forever on this input (found by fuzzing): the reader must return.
+  std::ifstream corpus(std::string(ORCHESTRA_SOURCE_DIR) + "/fuzz/corpus/config/loadall-hang.yaml");
+  REQUIRE(corpus);
+  const std::string looping((std::istreambuf_iterator<char>(corpus)), std::istreambuf_iterator<char>());
+  try {
+    common::parse_yaml_text(looping, "loop.yaml");
+  } catch (const common::ConfigError&) {
+  }
   fs::remove_all(dir);
 }
 

@@ -93,6 +93,8 @@ TEST_CASE("surrogate file: a missing file, a folder, garbage, another format or 
   check_bad(edited([](nlohmann::json& j) { j["curve"].erase("exponent"); }), "curve.exponent: missing");
   check_bad(edited([](nlohmann::json& j) { j["noise"]["level"] = "high"; }), "noise.level: expected a number");
   check_bad(edited([](nlohmann::json& j) { j["task"].erase("model"); }), "task.model: missing");
+  // 2^32 + 256 wrapped to 256 in an int and matched a config's batch of 256.
+  check_bad(edited([](nlohmann::json& j) { j["task"]["global_batch"] = 4294967552LL; }), "task.global_batch: expected at most 2^30, got 4294967552");
   check_bad(edited([](nlohmann::json& j) { j["noise"]["unrecovered"] = 2; }), "noise.unrecovered: expected a number in [0, 1]");
   // JSON has no NaN or infinity; a number too large for a double is refused with the rest.
   std::string infinite = edited([](nlohmann::json& j) { j["curve"]["exponent"] = 12345; });

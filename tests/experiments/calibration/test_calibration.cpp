@@ -286,4 +286,9 @@ TEST_CASE("calibration refuses what it cannot trust: non-finite or negative time
   // Another policy's config.json of another experiment (or damaged): not this run's.
   damaged("lbb-like/config.json", [](std::string) { return R"({"real": 1, "data": {"dataset": 5}, "cluster": 5, "policy": {"name": "lbb"}})"; },
           "lbb-like/config.json: not the config of");
+  // A policy whose summary.json is gone was passed over: the fit was of the others alone.
+  std::filesystem::remove_all(dir / "real");
+  write_real_run(dir / "real", three_policies());
+  std::filesystem::remove(dir / "real/lbb-like/summary.json");
+  CHECK_THROWS_WITH_AS(read_real_run(dir / "real"), doctest::Contains("lbb-like: a policy's results without summary.json"), common::DataError);
 }

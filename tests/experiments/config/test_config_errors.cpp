@@ -101,6 +101,9 @@ TEST_CASE("wrong types, negative and zero sizes are rejected with what was expec
   check_error(with("epochs: 1", "epochs: lots"), "x.yaml:7: training.epochs: expected a positive integer, got 'lots'");
   // A key written without a value is an error, not its default (`epochs:` ran 5 epochs).
   check_error(with("epochs: 1", "epochs:"), "x.yaml:7: training.epochs: expected a positive integer, got nothing");
+  // A synthetic data set larger than the machine was libtorch's allocation error without a key.
+  check_error(with("dataset: synthetic", "dataset: synthetic\n  synthetic: {train: 1000000000000, side: 8}"),
+              "x.yaml:5: data.synthetic: 1.0 T training and 512 test samples of 1x8x8 need about 264.0 TB, more than this machine's");
   // LeNet on images under 12x12 was a bare runtime error without file, line or key.
   check_error(with("dataset: synthetic", "dataset: synthetic\n  synthetic: {side: 8}\nmodel: {arch: cnn}"),
               "x.yaml:6: model.arch: cnn needs inputs of at least 12x12 pixels, and this data set's are 8x8");

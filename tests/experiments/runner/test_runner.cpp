@@ -361,6 +361,9 @@ TEST_CASE("seeds: a bad seed list is one clear line") {
   const auto r = testing::run_command(binary() + " run " + (dir / "tiny.yaml") + " --seeds 3,1-3 --out " + (dir / "x"));
   CHECK(r.exit_code == 2);
   CHECK(r.output == "orchestra run: --seeds: seed 3 is listed twice, got '3,1-3' (try: orchestra run --help)\n");
+  const auto trailing = testing::run_command(binary() + " run " + (dir / "tiny.yaml") + " --seeds 1,2, --out " + (dir / "x"));
+  CHECK(trailing.output == "orchestra run: --seeds: expected seeds like 1,2,3 or 1-5, got '1,2,' (try: orchestra run --help)\n");
+  CHECK_FALSE(fs::exists(dir / "x"));
 }
 
 TEST_CASE("fednova with equal local steps, and an outer optimizer with lr 1 and no momentum, train as plain averaging") {

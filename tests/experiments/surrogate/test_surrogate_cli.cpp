@@ -76,6 +76,33 @@ TEST_CASE("orchestra surrogate log, fit, then run on the surrogate: the usual re
     CHECK(r.output.find("orchestra surrogate: --out " + (dir / slip) + ": ") == 0);
     if (!before.empty()) CHECK(testing::read_text(dir / slip) == before);
   }
+  // A rounds file gone: its episodes were left out of the fit without a word.
+  std::filesystem::copy(dir / "log", dir / "log_missing", std::filesystem::copy_options::recursive);
+  std::string rounds_file;
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "log_missing"))
+    if (entry.path().filename().string().rfind("rounds-", 0) == 0) rounds_file = entry.path().string();
+  REQUIRE(!rounds_file.empty());
+  std::filesystem::remove(rounds_file);
+  const auto missing = testing::run_command(kBinary + " surrogate fit " + (dir / "log_missing") + " --out " + (dir / "m.json") + " --quiet");
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.output.find("rounds in the rounds files, its episodes row says") != std::string::npos);
+  CHECK(missing.output.find("(a truncated or missing rounds-*.csv?)") != std::string::npos);
+  // A value training cannot log (an accuracy of 7.5) was fitted as if measured.
+  std::filesystem::copy(dir / "log", dir / "log_bad", std::filesystem::copy_options::recursive);
+  std::filesystem::path first_rounds;
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "log_bad"))
+    if (entry.path().filename().string().rfind("rounds-", 0) == 0 && (first_rounds.empty() || entry.path() < first_rounds)) first_rounds = entry.path();
+  std::string text = testing::read_text(first_rounds.string());
+  const std::string header = text.substr(0, text.find('\n'));
+  std::size_t column = 0;
+  for (std::size_t at = 0; at < header.find("acc_after"); ++at) column += header[at] == ',';
+  std::size_t cell = header.size() + 1;  // the first row's cell of that column
+  for (std::size_t k = 0; k < column; ++k) cell = text.find(',', cell) + 1;
+  text.replace(cell, text.find_first_of(",\n", cell) - cell, "7.5");
+  testing::write_text(first_rounds.string(), text);
+  const auto bad = testing::run_command(kBinary + " surrogate fit " + (dir / "log_bad") + " --out " + (dir / "b.json") + " --quiet");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find(first_rounds.string() + ":2: acc_after: expected a number in [0, 1], got 7.5") != std::string::npos);
   // --judge with nothing held out was every error 0 over no episode.
   const auto later = testing::run_command(kBinary + " surrogate log " + (dir / "train.yaml") + " --episodes 2 --first 11 --after-target 0.2 --out " +
                                           (dir / "later") + " --quiet");
