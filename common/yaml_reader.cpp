@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "common/errors.hpp"
@@ -10,6 +11,18 @@
 
 namespace common {
 namespace {
+
+// One key of a mapping and its value (null when written without one), or nothing.
+struct KeyEntry {
+  YAML::Node key;
+  YAML::Node value;
+};
+std::optional<KeyEntry> entry_of(const YAML::Node& map, const std::string& key) {
+  if (!map || !map.IsMap()) return std::nullopt;
+  for (auto it = map.begin(); it != map.end(); ++it)
+    if (it->first.Scalar() == key) return KeyEntry{it->first, it->second};
+  return std::nullopt;
+}
 
 std::string shown(const YAML::Node& node) {
   if (node.IsScalar()) return "'" + node.Scalar() + "'";
@@ -83,22 +96,17 @@ void YamlReader::fail_at(const YAML::Node& node, const std::string& file, const 
 }
 
 void YamlReader::fail(const std::string& key, const std::string& message) const {
-  // A missing key comes back as a defined but position-less node: point at the mapping instead.
-  const YAML::Node v = value(key);
-  if (v && !v.IsNull() && !v.Mark().is_null()) fail_at(v, file_, key_path(key), message);
+  const std::optional<KeyEntry> entry = entry_of(node_, key);
+  if (entry && !entry->value.IsNull() && !entry->value.Mark().is_null()) fail_at(entry->value, file_, key_path(key), message);
   // A key without a value: yaml-cpp marks its null where parsing went on (the next line), so
-  // point at the key itself.
-  if (node_ && node_.IsMap())
-    for (auto it = node_.begin(); it != node_.end(); ++it)
-      if (it->first.Scalar() == key && !it->first.Mark().is_null()) fail_at(it->first, file_, key_path(key), message);
-  fail_at(v && !v.Mark().is_null() ? v : node_, file_, key_path(key), message);
+  // point at the key itself; a missing key, at the mapping.
+  if (entry && !entry->key.Mark().is_null()) fail_at(entry->key, file_, key_path(key), message);
+  fail_at(node_, file_, key_path(key), message);
 }
 
 YAML::Node YamlReader::value(const std::string& key) const {
-  if (!node_ || !node_.IsMap()) return YAML::Node();
-  for (auto it = node_.begin(); it != node_.end(); ++it)
-    if (it->first.Scalar() == key) return it->second;
-  return YAML::Node();
+  const std::optional<KeyEntry> entry = entry_of(node_, key);
+  return entry ? entry->value : YAML::Node();
 }
 
 bool YamlReader::has(const std::string& key) const {
@@ -106,13 +114,8 @@ bool YamlReader::has(const std::string& key) const {
   return v && !v.IsNull();
 }
 
-bool YamlReader::given(const std::string& key) const {
-  // value() answers a missing key with a null node too: look for the key itself.
-  if (!node_ || !node_.IsMap()) return false;
-  for (auto it = node_.begin(); it != node_.end(); ++it)
-    if (it->first.Scalar() == key) return true;
-  return false;
-}
+// value() answers a missing key with a null node too: this looks for the key itself.
+bool YamlReader::given(const std::string& key) const { return entry_of(node_, key).has_value(); }
 
 std::int64_t YamlReader::integer(const std::string& key, std::int64_t fallback, std::int64_t min, std::int64_t max) {
   read_.insert(key);
