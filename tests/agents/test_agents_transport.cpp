@@ -1,15 +1,11 @@
 // The parameter server and its agents over ZeroMQ, ranks as threads (gloo's test/base_test.h) on
-// inproc:// or tcp://127.0.0.1:* endpoints: determinism, garbage, oversized and stale messages,
-// silent agents, CURVE, checkpoints and resume.
+// inproc:// or tcp://127.0.0.1:* endpoints: the protocol, determinism, learning, CURVE, checkpoints
+// and resume, the learning rate's schedule. What peers that misbehave do to the server:
+// test_parameter_server_robustness.cpp.
 #include <doctest/doctest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
-#include <cstring>
 #include <exception>
 #include <filesystem>
-#include <limits>
 #include <optional>
 #include <future>
 #include <thread>
@@ -21,30 +17,14 @@
 #include "agents/toy_barrier_env.hpp"
 #include "common/errors.hpp"
 #include "test_helpers.hpp"
+#include "toy_server.hpp"
 
 namespace {
 
-agents::A3cOptions small_options(std::int64_t updates) {
-  agents::A3cOptions o;
-  o.hidden = {16};
-  o.n_steps = 4;
-  o.total_updates = updates;
-  o.agents = 1;
-  o.poll_interval_ms = 20;
-  o.reply_timeout_s = 10;
-  o.idle_timeout_s = 20;
-  o.agent_silence_s = 10;
-  o.seed = 11;
-  return o;
-}
-
-agents::ParameterServerOptions server_options(const agents::A3cOptions& a3c, const std::string& bind) {
-  agents::ParameterServerOptions s;
-  s.a3c = a3c;
-  s.observation_size = agents::ToyBarrierEnv::kObservationSize;
-  s.bind = bind;
-  return s;
-}
+using testing::ManualAgent;
+using testing::recv_with_timeout;
+using testing::server_options;
+using testing::small_options;
 
 // One server and `agents` toy agents, each on its own thread; rethrows the first error.
 struct Run {
@@ -91,14 +71,6 @@ double greedy_time_to_target(agents::ActorCritic& net) {
     total += step.info.clock_ms;
   }
   return total / 20;
-}
-
-zmq::message_t recv_with_timeout(zmq::socket_t& socket, int ms) {
-  zmq::pollitem_t item{static_cast<void*>(socket), 0, ZMQ_POLLIN, 0};
-  zmq::poll(&item, 1, std::chrono::milliseconds(ms));
-  zmq::message_t m;
-  if (item.revents & ZMQ_POLLIN) (void)socket.recv(m, zmq::recv_flags::dontwait);
-  return m;
 }
 
 }  // namespace
@@ -246,160 +218,6 @@ TEST_CASE("two agents train together without waiting for each other") {
   CHECK(r.agents[1].exit == agents::AgentExit::Stopped);
 }
 
-TEST_CASE("the server survives garbage, oversized, non-finite and stale messages, and counts them") {
-  zmq::context_t context;
-  auto options = server_options(small_options(1000000), "tcp://127.0.0.1:*");
-  options.a3c.max_staleness = 2;
-  agents::ParameterServer server(context, options);
-  const std::string endpoint = server.endpoint();
-  std::future<agents::ServeResult> serving = std::async(std::launch::async, [&server] { return server.serve(); });
-
-  // Not even ZeroMQ: raw bytes on a plain TCP connection (libzmq's handshake rejects them).
-  {
-    const int port = std::stoi(endpoint.substr(endpoint.rfind(':') + 1));
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<std::uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-    const char junk[] = "GET / HTTP/1.1\r\n\r\n\xff\xfe\x00garbage";
-    CHECK(::write(fd, junk, sizeof junk) > 0);
-    ::close(fd);
-  }
-  zmq::socket_t peer(context, zmq::socket_type::dealer);
-  peer.set(zmq::sockopt::linger, 0);
-  peer.connect(endpoint);
-  const std::size_t count = static_cast<std::size_t>(agents::parameter_count(server.network()));
-  peer.send(zmq::str_buffer("hello?"), zmq::send_flags::none);                         // malformed
-  peer.send(zmq::str_buffer("two"), zmq::send_flags::sndmore);                         // two frames:
-  peer.send(zmq::str_buffer("frames"), zmq::send_flags::none);                         //  malformed
-  std::vector<char> big = agents::encode(agents::Message{agents::MessageType::Gradient, 0, 0, 0,
-                                                         std::vector<float>(count + 10, 0.0f)});
-  peer.send(zmq::buffer(big), zmq::send_flags::none);                                  // oversized
-  std::vector<char> lying = agents::encode(agents::Message{agents::MessageType::Gradient, 0, 0, 0, {1.0f}});
-  lying.resize(lying.size() + 8);
-  peer.send(zmq::buffer(lying), zmq::send_flags::none);                                // malformed
-  std::vector<char> huge(64 * 1024 * 1024, 'x');  // over ZMQ_MAXMSGSIZE: libzmq drops the peer
-  {
-    zmq::socket_t flooder(context, zmq::socket_type::dealer);
-    flooder.set(zmq::sockopt::linger, 0);
-    flooder.connect(endpoint);
-    flooder.send(zmq::buffer(huge), zmq::send_flags::dontwait);
-  }
-  // A proper agent now: its Welcome proves the server is alive and has read everything above.
-  const agents::ToyBarrierEnv toy;
-  peer.send(zmq::buffer(agents::encode(agents::Message{agents::MessageType::Hello, 0, 0,
-                                                       static_cast<std::uint64_t>(toy.observation_size()),
-                                                       {static_cast<float>(count)}})),
-            zmq::send_flags::none);
-  zmq::message_t reply = recv_with_timeout(peer, 10000);
-  agents::Decoded welcome = agents::decode(reply.data(), reply.size(), count);
-  REQUIRE(welcome.drop == agents::DropReason::None);
-  REQUIRE(welcome.message.type == agents::MessageType::Welcome);
-  const std::uint32_t id = welcome.message.agent_id;
-
-  const auto push = [&](std::uint64_t version, std::vector<float> g) {
-    peer.send(zmq::buffer(agents::encode(agents::Message{agents::MessageType::Gradient, id, version, 0, std::move(g)})),
-              zmq::send_flags::none);
-    zmq::message_t r = recv_with_timeout(peer, 10000);
-    return agents::decode(r.data(), r.size(), count);
-  };
-  // Three good pushes move the version to 3; then one computed at version 0 is 3 > 2 updates old.
-  for (std::uint64_t v = 0; v < 3; ++v) CHECK(push(v, std::vector<float>(count, 0.01f)).message.params_version == v + 1);
-  const agents::Decoded after_stale = push(0, std::vector<float>(count, 0.01f));
-  CHECK(after_stale.message.type == agents::MessageType::Params);
-  CHECK(after_stale.message.params_version == 3);  // not applied, but answered with fresh parameters
-  CHECK(push(99, std::vector<float>(count, 0.01f)).message.params_version == 3);  // from the future
-  std::vector<float> nan(count, 0.0f);
-  nan[5] = std::numeric_limits<float>::infinity();
-  CHECK(push(3, nan).message.params_version == 3);
-  CHECK(push(3, std::vector<float>(count - 1, 0.0f)).drop == agents::DropReason::None);  // wrong size answered
-  peer.send(zmq::buffer(agents::encode(agents::Message{agents::MessageType::Bye, id, 3, 0, {}})), zmq::send_flags::none);
-
-  // And real training still works after all that.
-  agents::ToyBarrierEnv env;
-  agents::AgentWorkerOptions ao;
-  ao.a3c = options.a3c;
-  ao.connect = endpoint;
-  std::future<agents::AgentResult> agent = std::async(std::launch::async, [&] { return agents::AgentWorker(context, ao, env).run(); });
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (server.updates() < 20 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  server.request_stop();
-  const agents::ServeResult result = serving.get();
-  CHECK(agent.get().exit == agents::AgentExit::Stopped);
-  CHECK(result.outcome == agents::ServeOutcome::Stopped);
-  CHECK(result.updates >= 20);
-  CHECK(result.drops.malformed == 3);
-  CHECK(result.drops.oversized == 1);
-  CHECK(result.drops.stale == 2);
-  CHECK(result.drops.not_finite == 1);
-  CHECK(result.drops.wrong_size == 1);
-}
-
-TEST_CASE("a peer that never reads its replies does not stall the others") {
-  zmq::context_t context;
-  auto options = server_options(small_options(1000000), "inproc://a3c-deaf");
-  agents::ParameterServer server(context, options);
-  std::future<agents::ServeResult> serving = std::async(std::launch::async, [&server] { return server.serve(); });
-  // Hellos from a peer that reads nothing: past the pipe's high-water mark (the server's 1000
-  // plus its 1), every reply to it would wait for room.
-  zmq::socket_t deaf(context, zmq::socket_type::dealer);
-  deaf.set(zmq::sockopt::linger, 0);
-  deaf.set(zmq::sockopt::rcvhwm, 1);
-  deaf.connect("inproc://a3c-deaf");
-  const agents::ToyBarrierEnv toy;
-  const std::size_t count = static_cast<std::size_t>(agents::parameter_count(server.network()));
-  const std::vector<char> hello = agents::encode(agents::Message{agents::MessageType::Hello, 0, 0, static_cast<std::uint64_t>(toy.observation_size()),
-                                                                 {static_cast<float>(count)}});
-  for (int k = 0; k < 1300; ++k) deaf.send(zmq::buffer(hello), zmq::send_flags::none);
-  // An honest agent trains on: with a 1 s wait per undeliverable reply, 300 of them alone took 300 s.
-  agents::ToyBarrierEnv env;
-  agents::AgentWorkerOptions ao;
-  ao.a3c = options.a3c;
-  ao.connect = "inproc://a3c-deaf";
-  std::future<agents::AgentResult> agent = std::async(std::launch::async, [&] { return agents::AgentWorker(context, ao, env).run(); });
-  const auto start = std::chrono::steady_clock::now();
-  while (server.updates() < 200 && std::chrono::steady_clock::now() < start + std::chrono::seconds(60))
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  MESSAGE(server.updates() << " updates in " << seconds << " s");
-  CHECK(server.updates() >= 200);
-  CHECK(seconds < 30);  // about 1 s here; over 100 s when each reply to the deaf peer waited 1 s
-  server.request_stop();
-  serving.get();
-  CHECK(agent.get().exit == agents::AgentExit::Stopped);
-}
-
-TEST_CASE("a silent agent is written off and training goes on without it") {
-  zmq::context_t context;
-  auto options = server_options(small_options(30), "inproc://a3c-silent");
-  options.a3c.agent_silence_s = 0.3;
-  agents::ParameterServer server(context, options);
-  zmq::socket_t mute(context, zmq::socket_type::dealer);
-  mute.set(zmq::sockopt::linger, 0);
-  mute.connect(server.endpoint());
-  const auto count = static_cast<float>(agents::parameter_count(server.network()));
-  mute.send(zmq::buffer(agents::encode(agents::Message{agents::MessageType::Hello, 0, 0,
-                                                       agents::ToyBarrierEnv::kObservationSize, {count}})),
-            zmq::send_flags::none);
-  agents::ToyBarrierEnv env;
-  agents::AgentWorkerOptions ao;
-  ao.a3c = options.a3c;
-  ao.connect = server.endpoint();
-  std::future<agents::AgentResult> agent = std::async(std::launch::async, [&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(600));  // let the mute one fall silent first
-    return agents::AgentWorker(context, ao, env).run();
-  });
-  const agents::ServeResult result = server.serve();
-  CHECK(agent.get().exit == agents::AgentExit::Stopped);
-  CHECK(result.outcome == agents::ServeOutcome::Finished);
-  CHECK(result.updates == 30);
-  CHECK(result.agents_joined == 2);
-  CHECK(result.agents_lost == 1);
-}
-
 TEST_CASE("CURVE: the right keys train, a peer without them is refused, public binds need keys") {
   REQUIRE(agents::curve_available());
   const agents::CurveKeys keys = agents::generate_curve_keys();
@@ -545,43 +363,6 @@ TEST_CASE("a3c.init_policy: the server starts from the file's network and trains
 }
 
 namespace {
-
-// A hand-driven agent: Hello, then gradients it chooses; every reply's parameters are kept.
-struct ManualAgent {
-  zmq::socket_t socket;
-  std::size_t count;
-  std::uint32_t id = 0;
-  std::vector<float> parameters;
-
-  ManualAgent(zmq::context_t& context, const std::string& endpoint, std::size_t parameter_count)
-      : socket(context, zmq::socket_type::dealer), count(parameter_count) {
-    socket.set(zmq::sockopt::linger, 0);
-    socket.connect(endpoint);
-    const agents::ToyBarrierEnv toy;
-    const agents::Decoded welcome = exchange(agents::Message{agents::MessageType::Hello, 0, 0,
-                                                             static_cast<std::uint64_t>(toy.observation_size()),
-                                                             {static_cast<float>(count)}});
-    REQUIRE(welcome.message.type == agents::MessageType::Welcome);
-    id = welcome.message.agent_id;
-  }
-  agents::Decoded exchange(const agents::Message& m) {
-    socket.send(zmq::buffer(agents::encode(m)), zmq::send_flags::none);
-    zmq::message_t r = recv_with_timeout(socket, 10000);
-    agents::Decoded d = agents::decode(r.data(), r.size(), count);
-    parameters = d.message.values;
-    return d;
-  }
-  // One push of the same gradient everywhere; returns how far the first parameter moved.
-  double push(std::uint64_t version, float gradient) {
-    const float before = parameters.at(0);
-    const agents::Decoded d = exchange(agents::Message{agents::MessageType::Gradient, id, version, 0, std::vector<float>(count, gradient)});
-    REQUIRE(d.message.type == agents::MessageType::Params);
-    return static_cast<double>(before - parameters.at(0));
-  }
-  void bye(std::uint64_t version) {
-    socket.send(zmq::buffer(agents::encode(agents::Message{agents::MessageType::Bye, id, version, 0, {}})), zmq::send_flags::none);
-  }
-};
 
 // Adam's step for a constant gradient g is lr * g / (|g| + eps) from the first step on
 // (m-hat = g, v-hat = g^2), so each step's size shows the learning rate it used.
