@@ -53,7 +53,7 @@ struct A3cOptions {
   double gae_lambda = 0.95;
   double entropy_coef = 0.01;      // beta of the entropy bonus (Mnih et al.: 0.01)
   double value_loss_coef = 0.5;    // weight of the critic's squared error in the shared loss
-  double max_grad_norm = 0.5;      // global L2 clip of each pushed gradient (0: no clipping)
+  double max_grad_norm = 0.5;      // global L2 clip of each pushed gradient, enforced by the server too (0: none; the server still bounds norms at 1e9)
   OptimizerKind optimizer = OptimizerKind::Adam;  // the server's optimizer; rmsprop as in the paper
   double learning_rate = 7e-4;
   LearningRateDecay lr_decay = LearningRateDecay::None;  // linear: learning_rate x (1 - update / total_updates)

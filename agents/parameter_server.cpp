@@ -173,6 +173,7 @@ ServeResult ParameterServer::serve(const std::function<bool()>& keep_going) {
   result.episodes = episodes_;
   result.agents_joined = static_cast<std::int64_t>(agents_.size());
   result.agents_lost = agents_lost_;
+  result.rescaled_gradients = rescaled_gradients_;
   result.drops = drops_;
   say("done at update " + std::to_string(updates_.load()) + ": " + std::to_string(episodes_) + " episodes, " +
       std::to_string(drops_.total()) + " messages dropped, " + std::to_string(agents_lost_) + " agents lost");
@@ -246,6 +247,14 @@ void ParameterServer::handle(const std::string& identity, const Message& m, bool
       stop();
       return;
     }
+    // A second Hello on one connection ends the agent it welcomed before: one record per peer,
+    // so a peer that says Hello in a loop cannot grow the table (and each poll's silence check).
+    for (auto earlier = agents_.begin(); earlier != agents_.end(); ++earlier)
+      if (earlier->second.identity == identity) {
+        if (earlier->second.lost) --agents_lost_;
+        agents_.erase(earlier);
+        break;
+      }
     const auto id = static_cast<std::uint32_t>(next_agent_id_++);
     agents_[id] = AgentRecord{identity, now, false, false};
     Message welcome = params(id);
@@ -280,7 +289,7 @@ void ParameterServer::handle(const std::string& identity, const Message& m, bool
       } else if (static_cast<std::int64_t>(m.values.size()) != param_count_) {
         ++drops_.wrong_size;
       } else {
-        apply_gradient(m.values);
+        apply_gradient(m.values, m.agent_id);
       }
       if (updates_ >= options_.a3c.total_updates) {
         stop();
@@ -312,7 +321,23 @@ void ParameterServer::handle(const std::string& identity, const Message& m, bool
   }
 }
 
-void ParameterServer::apply_gradient(const std::vector<float>& gradient) {
+// The clip every agent applies before a push (a3c.max_grad_norm; 1e9 when it clips nothing),
+// enforced here too: a finite but huge gradient (3e38) makes Adam's second moment inf, and that
+// parameter then never moves again. An agent's own clip leaves a norm at most max_grad_norm, so the
+// 0.1% margin never touches an honest push, which stays bit for bit as sent.
+void ParameterServer::apply_gradient(std::vector<float> gradient, std::uint32_t agent_id) {
+  constexpr double kNormWithoutClip = 1e9, kMargin = 1.001;
+  const double limit = options_.a3c.max_grad_norm > 0 ? options_.a3c.max_grad_norm : kNormWithoutClip;
+  double squares = 0;
+  for (float g : gradient) squares += static_cast<double>(g) * g;
+  const double norm = std::sqrt(squares);  // in double: the float sum of 3e38 squared is inf
+  if (norm > limit * kMargin) {
+    const double scale = limit / norm;
+    for (float& g : gradient) g = static_cast<float>(g * scale);
+    if (rescaled_gradients_++ == 0)
+      say("agent " + std::to_string(agent_id) + " pushed a gradient of norm " + std::to_string(norm) +
+          ", above a3c.max_grad_norm; applied at that norm (does its config clip as this one does?)");
+  }
   flat_.mutable_grad() = torch::tensor(gradient, torch::kFloat);
   // Set before every step (not only at construction) so that --resume follows the same schedule.
   for (auto& group : optimizer_->param_groups()) group.options().set_lr(learning_rate_at(options_.a3c, updates_.load()));

@@ -77,6 +77,7 @@ struct ServeResult {
   std::int64_t episodes = 0;
   std::int64_t agents_joined = 0;
   std::int64_t agents_lost = 0;    // written off after agent_silence_s
+  std::int64_t rescaled_gradients = 0;  // pushed above the agents' clip, applied at its norm
   DropCounts drops;
 };
 
@@ -126,7 +127,7 @@ class ParameterServer {
   bool handle_one(bool finishing);
   void handle(const std::string& identity, const Message& message, bool finishing);
   void reply(const std::string& identity, const Message& message);
-  void apply_gradient(const std::vector<float>& gradient);
+  void apply_gradient(std::vector<float> gradient, std::uint32_t agent_id);
   void check_silence(Clock::time_point now);
   void write_checkpoint();
   void write_train_row();
@@ -155,6 +156,7 @@ class ParameterServer {
   std::map<std::uint32_t, AgentRecord> agents_;
   DropCounts drops_;
   std::int64_t agents_lost_ = 0;
+  std::int64_t rescaled_gradients_ = 0;
   Clock::time_point last_message_;
   std::atomic<bool> stop_requested_{false};
   std::ofstream train_csv_;

@@ -1,12 +1,14 @@
 // What peers that misbehave do to the parameter server: garbage, oversized, non-finite and stale
-// messages, a peer that never reads its replies, an agent that falls silent. Each is dropped or
-// written off, counted, and training goes on.
+// messages, a finite gradient far above the clip, a peer that never reads its replies, one that
+// says Hello in a loop, an agent that falls silent. Each is dropped, bounded or written off,
+// counted, and training goes on.
 #include <doctest/doctest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <future>
 #include <limits>
 #include <thread>
@@ -174,4 +176,55 @@ TEST_CASE("a silent agent is written off and training goes on without it") {
   CHECK(result.updates == 30);
   CHECK(result.agents_joined == 2);
   CHECK(result.agents_lost == 1);
+}
+
+TEST_CASE("a finite but huge gradient is applied at the agents' clip, and its parameter goes on learning") {
+  zmq::context_t context;
+  auto options = server_options(small_options(1000000), "inproc://a3c-huge");
+  agents::ParameterServer server(context, options);
+  std::future<agents::ServeResult> serving = std::async(std::launch::async, [&server] { return server.serve(); });
+  const auto count = static_cast<std::size_t>(agents::parameter_count(server.network()));
+  ManualAgent agent(context, server.endpoint(), count);
+  std::vector<float> huge(count, 0.01f);
+  huge[0] = 3e38f;  // finite: the protocol lets it through; its square is inf in float
+  const float start = agent.parameters.at(0);
+  CHECK(agent.exchange(agents::Message{agents::MessageType::Gradient, agent.id, 0, 0, huge}).message.params_version == 1);
+  const float after_huge = agent.parameters.at(0);
+  CHECK(std::fabs(start - after_huge) < 2 * options.a3c.learning_rate);  // one Adam step, of its usual size
+  // Honest pushes after it: Adam's second moment of that parameter was inf, and every later step
+  // of it 0, before the server applied the clip itself.
+  double moved = 0;
+  for (std::uint64_t v = 1; v <= 3; ++v) moved += std::fabs(agent.push(v, 0.01f));
+  CHECK(moved > 0.1 * options.a3c.learning_rate);
+  for (float p : agent.parameters) REQUIRE(std::isfinite(p));
+  agent.bye(4);
+  server.request_stop();
+  const agents::ServeResult result = serving.get();
+  CHECK(result.rescaled_gradients == 1);  // the honest pushes (norm ~0.15 < 0.5) went as sent
+  CHECK(result.updates == 4);
+}
+
+TEST_CASE("a peer that says Hello again and again is one agent: the table does not grow") {
+  zmq::context_t context;
+  auto options = server_options(small_options(1000000), "inproc://a3c-hellos");
+  agents::ParameterServer server(context, options);
+  std::future<agents::ServeResult> serving = std::async(std::launch::async, [&server] { return server.serve(); });
+  const auto count = static_cast<std::size_t>(agents::parameter_count(server.network()));
+  ManualAgent agent(context, server.endpoint(), count);
+  const std::uint32_t first_id = agent.id;
+  const agents::Message hello{agents::MessageType::Hello, 0, 0, agents::ToyBarrierEnv::kObservationSize, {static_cast<float>(count)}};
+  for (int k = 0; k < 50; ++k) REQUIRE(agent.exchange(hello).message.type == agents::MessageType::Welcome);
+  agent.id = agent.exchange(hello).message.agent_id;
+  // The id of the first Hello is over: a push under it is told to stop, one under the newest trains.
+  const std::vector<float> welcomed = agent.parameters;
+  CHECK(agent.exchange(agents::Message{agents::MessageType::Gradient, first_id, 0, 0, std::vector<float>(count, 0.01f)}).message.type ==
+        agents::MessageType::Stop);
+  agent.parameters = welcomed;  // the Stop carried none
+  CHECK(agent.push(0, 0.01f) != 0);
+  agent.bye(1);
+  server.request_stop();
+  const agents::ServeResult result = serving.get();
+  CHECK(result.agents_joined == 1);
+  CHECK(result.drops.unknown_agent == 1);
+  CHECK(result.updates == 1);
 }
