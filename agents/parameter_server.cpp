@@ -1,6 +1,7 @@
 #include "agents/parameter_server.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -167,7 +168,8 @@ ServeResult ParameterServer::serve(const std::function<bool()>& keep_going) {
       if (!a.second.left && !a.second.lost) return true;
     return false;
   };
-  while (anyone_left() && Clock::now() < drain_until) handle_one(true);
+  // keep_going ends it too: `train` says no once its agent processes are gone or Ctrl-C asked.
+  while (anyone_left() && Clock::now() < drain_until && (!keep_going || keep_going())) handle_one(true);
 
   result.updates = updates_.load();
   result.episodes = episodes_;
@@ -182,7 +184,12 @@ ServeResult ParameterServer::serve(const std::function<bool()>& keep_going) {
 
 bool ParameterServer::handle_one(bool finishing) {
   zmq::pollitem_t item{static_cast<void*>(socket_), 0, ZMQ_POLLIN, 0};
-  zmq::poll(&item, 1, std::chrono::milliseconds(static_cast<long>(options_.a3c.poll_interval_ms)));
+  try {
+    zmq::poll(&item, 1, std::chrono::milliseconds(static_cast<long>(options_.a3c.poll_interval_ms)));
+  } catch (const zmq::error_t& e) {
+    if (e.num() != EINTR) throw;
+    return false;  // a signal (Ctrl-C): the caller's next keep_going() sees it
+  }
   if (!(item.revents & ZMQ_POLLIN)) return false;
   std::vector<zmq::message_t> frames;
   do {

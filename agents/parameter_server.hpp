@@ -103,8 +103,9 @@ class ParameterServer {
 
   std::string endpoint() const;  // the bound address, e.g. tcp://127.0.0.1:43817
   // Serves until total_updates, request_stop(), keep_going() returning false (called between
-  // polls) or the idle timeout. Then tells every agent that asks to stop (for up to
-  // reply_timeout_s, or until all known agents have said goodbye), writes the checkpoint and policy.
+  // polls) or the idle timeout. Then writes the checkpoint and policy, and tells every agent that
+  // asks to stop (for up to reply_timeout_s, until all known agents have said goodbye, or while
+  // keep_going() still holds).
   ServeResult serve(const std::function<bool()>& keep_going = {});
   void request_stop() { stop_requested_ = true; }  // thread-safe
 

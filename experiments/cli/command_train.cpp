@@ -21,6 +21,7 @@
 #include "experiments/runner/progress_reporter.hpp"
 #include "experiments/runner/train_config.hpp"
 #include "common/errors.hpp"
+#include "common/interrupt.hpp"
 
 namespace experiments {
 namespace {
@@ -36,6 +37,8 @@ and at the end), train.csv (update, episodes, mean reward, mean time to target, 
 Progress on stderr: updates done, episodes, mean return and time to target over the last
 a3c.stats_window episodes, updates per second and ETA (redrawn on a terminal, a line every 5 s
 otherwise; ORCHESTRA_PROGRESS_EVERY_S changes the 5).
+Ctrl-C or SIGTERM stops it with the checkpoint of that update written (exit 130 or 143); --resume
+continues from there. A second Ctrl-C kills it at once.
 
   --out DIR      where to write
   --resume       continue from DIR/checkpoint.pt with the config it was trained with: a changed
@@ -64,6 +67,7 @@ const char* kServeHelp = R"(usage: orchestra serve CONFIG [--bind ENDPOINT] [--k
 Runs only the A3C parameter server of `orchestra train`, for agents started by hand
 (`orchestra agent CONFIG --connect ENDPOINT`). Binds tcp://127.0.0.1:5555 by default; any
 non-loopback ENDPOINT needs --keys FILE from `orchestra keygen` (agents need the same file).
+Ctrl-C or SIGTERM stops it as it stops `orchestra train`: the checkpoint written, then --resume.
 
 example (two machines):
   orchestra keygen keys.txt
@@ -206,10 +210,15 @@ agents::ServeResult serve_with_progress(agents::ParameterServer& server, Progres
   return result;
 }
 
-int finish(const std::string& command, const agents::ServeResult& r, const std::string& out_dir) {
+int finish(const std::string& command, const agents::ServeResult& r, const std::string& out_dir, const common::InterruptRequest& interrupt) {
   if (r.outcome == agents::ServeOutcome::Finished) {
     std::cout << "trained " << r.updates << " updates (" << r.episodes << " episodes); policy: " << out_dir << "/policy.pt\n";
     return 0;
+  }
+  if (interrupt.requested()) {  // the checkpoint of this very update was written as serve() ended
+    std::cerr << "orchestra " << command << ": interrupted by " << common::signal_name(interrupt.signal()) << " at update "
+              << r.updates << "; checkpoint written, continue with --resume\n";
+    return 128 + interrupt.signal();  // as a shell reports a process ended by that signal
   }
   std::cerr << "orchestra " << command << ": stopped at update " << r.updates << " ("
             << (r.outcome == agents::ServeOutcome::IdleTimeout ? "no agent left talking" : "every agent process ended")
@@ -245,9 +254,11 @@ int command_train(const Args& args) {
   std::vector<std::string> common = {f.config, "--connect", server.endpoint()};
   agents::AgentProcesses children(options.a3c.agents, common, options.log);
   // Between polls: reap agents that ended; when none is left there is nobody to wait for.
-  const agents::ServeResult result = serve_with_progress(server, progress, "train", [&children] { return children.poll() > 0; });
+  const common::InterruptRequest interrupt;
+  const agents::ServeResult result =
+      serve_with_progress(server, progress, "train", [&] { return !interrupt.requested() && children.poll() > 0; });
   children.stop_all(std::chrono::milliseconds(static_cast<long>(std::min(options.a3c.reply_timeout_s, 10.0) * 1000)));
-  return finish("train", result, options.out_dir);
+  return finish("train", result, options.out_dir, interrupt);
 }
 
 int command_serve(const Args& args) {
@@ -266,7 +277,9 @@ int command_serve(const Args& args) {
   options.bind = f.bind.empty() ? "tcp://127.0.0.1:5555" : f.bind;
   zmq::context_t context;
   agents::ParameterServer server(context, options);
-  return finish("serve", serve_with_progress(server, progress, "serve", {}), options.out_dir);
+  const common::InterruptRequest interrupt;
+  const agents::ServeResult result = serve_with_progress(server, progress, "serve", [&] { return !interrupt.requested(); });
+  return finish("serve", result, options.out_dir, interrupt);
 }
 
 int command_agent(const Args& args) {

@@ -455,3 +455,32 @@ TEST_CASE("orchestra train: a bad a3c.envs_per_agent is one line naming file:lin
   CHECK(last_update(dir / "four/train.csv") == 30);
   CHECK(testing::csv_column(dir / "four/train.csv", "episodes").back() >= 32);
 }
+
+TEST_CASE("Ctrl-C or SIGTERM stops train and serve with the checkpoint of that update, and --resume continues there") {
+  testing::TempDir dir;
+  testing::write_text(dir / "toy.yaml", toy_config(1000000));  // checkpoint_every 50
+  const pid_t trainer = start("train " + (dir / "toy.yaml") + " --out " + (dir / "out"), dir / "log1");
+  REQUIRE(eventually([&] { return last_update(dir / "out/train.csv") >= 70; }, 60));
+  REQUIRE(::kill(trainer, SIGINT) == 0);
+  CHECK(wait_for(trainer, 60) == 128 + SIGINT);
+  const std::string log = testing::read_text(dir / "log1");
+  INFO(log);
+  std::smatch m;
+  REQUIRE(std::regex_search(log, m, std::regex("orchestra train: interrupted by SIGINT at update ([0-9]+); checkpoint written, continue with --resume")));
+  const std::int64_t stopped_at = std::stoll(m[1]);
+  CHECK(stopped_at >= 70);  // not the last checkpoint_every boundary (50): the update it stopped at
+  const auto r = testing::run_command(std::string(ORCHESTRA_BINARY) + " train " + (dir / "toy.yaml") + " --out " +
+                                      (dir / "out") + " --resume --updates " + std::to_string(stopped_at + 20));
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("at update " + std::to_string(stopped_at)) != std::string::npos);
+
+  // serve with no agent: SIGTERM (a scheduler's preemption) writes the checkpoint of update 0.
+  const pid_t server = start("serve " + (dir / "toy.yaml") + " --bind tcp://127.0.0.1:0 --out " + (dir / "served"), dir / "log2");
+  REQUIRE(eventually([&] { return testing::read_text(dir / "log2").find("serving") != std::string::npos; }, 30));
+  REQUIRE(::kill(server, SIGTERM) == 0);
+  CHECK(wait_for(server, 60) == 128 + SIGTERM);
+  INFO(testing::read_text(dir / "log2"));
+  CHECK(testing::read_text(dir / "log2").find("orchestra serve: interrupted by SIGTERM at update 0") != std::string::npos);
+  CHECK(std::filesystem::exists(dir / "served/checkpoint.pt"));
+}
