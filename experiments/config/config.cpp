@@ -29,6 +29,13 @@ namespace {
 using common::kMaxCount;
 constexpr double kHuge = std::numeric_limits<double>::max();
 
+// A path in a config is relative to the config's folder.
+std::string relative_to_config(const std::string& config_file, const std::string& path) {
+  const std::filesystem::path p(path);
+  if (p.is_absolute()) return path;
+  return (std::filesystem::path(config_file).parent_path() / p).string();
+}
+
 env::DataSpec read_data(common::YamlReader& r) {
   env::DataSpec d;
   d.dataset = r.choice("dataset", d.dataset, env::dataset_names());
@@ -36,6 +43,10 @@ env::DataSpec read_data(common::YamlReader& r) {
   if (kind.reads_files && *kind.default_path == '\0' && !r.has("path"))
     r.fail("path", "dataset '" + d.dataset + "' needs a path to the folder holding its files");
   d.path = r.text("path", kind.default_path);
+  if (r.given("path")) {  // read from the config's folder, as traces and policy files are, wherever the command runs
+    d.path = std::filesystem::path(relative_to_config(r.file(), d.path)).lexically_normal().string();
+    r.resolved()["path"] = d.path;
+  }
   d.train_limit = r.integer("train_limit", 0, 0, kMaxCount);
   d.test_limit = r.integer("test_limit", 0, 0, kMaxCount);
   common::YamlReader s = r.child("synthetic");
@@ -59,13 +70,6 @@ env::ModelSpec read_model(common::YamlReader& r) {
   m.resnet_width = static_cast<int>(r.integer("resnet_width", 16, 1, 512));
   r.reject_unknown_keys();
   return m;
-}
-
-// A path in a config is relative to the config's folder.
-std::string relative_to_config(const std::string& config_file, const std::string& path) {
-  const std::filesystem::path p(path);
-  if (p.is_absolute()) return path;
-  return (std::filesystem::path(config_file).parent_path() / p).string();
 }
 
 std::string number_text(double v) {
@@ -388,6 +392,18 @@ void check_synthetic_data_fits(const common::YamlReader& data, const ExperimentC
   if (const auto problem = env::synthetic_data_memory_problem(cfg.data, env::machine_memory_bytes())) data.fail("synthetic", *problem);
 }
 
+// A data folder the config names that is not there: the loader's error named a file in it, but
+// not the config's line, and only once the run had started (after --jobs had forked its seeds,
+// say). The default folder is not checked here: configs are read on machines that train nothing
+// (a GPU machine's tests read the shipped configs, and its data lives elsewhere).
+void check_data_folder(const common::YamlReader& data, const ExperimentConfig& cfg) {
+  if (!data.given("path") || !env::dataset_kind(cfg.data.dataset).reads_files ||
+      cfg.training_backend != TrainingBackend::Libtorch || cfg.training.timing_only)
+    return;
+  if (std::error_code ec; !std::filesystem::is_directory(cfg.data.path, ec))
+    data.fail("path", cfg.data.path + " is not a folder (a relative path is read from the config's folder)");
+}
+
 void check_replicas_fit(const common::YamlReader& model, const ExperimentConfig& cfg) {
   if (cfg.mode != ClusterMode::Simulated || cfg.training_backend != TrainingBackend::Libtorch || cfg.training.timing_only ||
       cfg.training.device != "cpu")
@@ -486,6 +502,7 @@ ExperimentConfig parse_config(const std::string& text, const std::string& file) 
 
   check_cnn_input(model, cfg);
   check_synthetic_data_fits(data, cfg);
+  check_data_folder(data, cfg);
   check_replicas_fit(model, cfg);
 
   // Each worker must hold its share of the global batch under SSGD's equal split: at least one

@@ -12,6 +12,7 @@
 #include "common/number_text.hpp"
 #include "env/train/dataset.hpp"
 #include "experiments/config/config.hpp"
+#include "experiments/config/config_copy.hpp"
 
 namespace experiments {
 namespace {
@@ -103,6 +104,7 @@ std::string drawn_cluster_yaml(const orchestra::DrawnCluster& drawn, const std::
     const std::string key = kv.first.Scalar();
     if (key != "name" && key != "cluster" && key != "network") rest[key] = kv.second;
   }
+  anchor_relative_paths(rest, workload_path);  // the drawn config is written in draw's --out folder
   YAML::Emitter emitted;
   emitted << rest;
   std::ostringstream y;

@@ -24,6 +24,7 @@
 #include "common/names.hpp"
 #include "common/number_text.hpp"
 #include "experiments/analysis/plots.hpp"
+#include "experiments/config/config_copy.hpp"
 #include "experiments/registry/planned_barrier.hpp"
 #include "experiments/registry/policy_registry.hpp"
 #include "experiments/results/results_folder.hpp"
@@ -162,17 +163,7 @@ YAML::Node evaluation_config(const std::string& path, const ExperimentConfig& cl
   YAML::Node seeds(YAML::NodeType::Sequence);
   for (std::uint64_t s : options.seeds) seeds.push_back(s);
   root["seeds"] = seeds;
-  // A relative data folder was relative to the config's own folder.
-  if (root["data"] && root["data"]["path"] && root["data"]["path"].IsScalar()) {
-    const fs::path data = root["data"]["path"].Scalar();
-    if (data.is_relative()) root["data"]["path"] = fs::absolute(fs::path(path).parent_path() / data).lexically_normal().string();
-  }
-  // So was a surrogate of training (runtime.surrogate).
-  if (root["runtime"] && root["runtime"]["surrogate"] && root["runtime"]["surrogate"].IsScalar()) {
-    const fs::path surrogate = root["runtime"]["surrogate"].Scalar();
-    if (surrogate.is_relative())
-      root["runtime"]["surrogate"] = fs::absolute(fs::path(path).parent_path() / surrogate).lexically_normal().string();
-  }
+  anchor_relative_paths(root, path);  // the copy is written in the evaluation's folder
   YAML::Node policies = judged_entries(options, controls.front());
   YAML::Node lcm;
   lcm["name"] = "orchestra-lcm";

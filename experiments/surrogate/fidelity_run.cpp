@@ -10,6 +10,7 @@
 #include "common/yaml_file.hpp"
 #include "env/surrogate/surrogate_file.hpp"
 #include "experiments/config/config.hpp"
+#include "experiments/config/config_copy.hpp"
 #include "experiments/runner/evaluation.hpp"
 
 namespace experiments {
@@ -23,10 +24,7 @@ std::string surrogate_variant(const std::string& config_path, const std::string&
   for (const char* key : {"data", "runtime"})
     if (root[key] && !root[key].IsMap())
       throw common::ConfigError(config_path + ":" + std::to_string(root[key].Mark().line + 1) + ": " + key + ": expected a mapping of keys");
-  if (root["data"] && root["data"]["path"] && root["data"]["path"].IsScalar()) {
-    const fs::path data = root["data"]["path"].Scalar();
-    if (data.is_relative()) root["data"]["path"] = fs::absolute(fs::path(config_path).parent_path() / data).lexically_normal().string();
-  }
+  anchor_relative_paths(root, config_path);
   root["runtime"]["training"] = "surrogate";
   root["runtime"]["surrogate"] = fs::absolute(surrogate).lexically_normal().string();
   YAML::Emitter out;

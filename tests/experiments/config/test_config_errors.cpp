@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
 
 #include "common/errors.hpp"
@@ -9,6 +10,7 @@
 #include "common/json_diff.hpp"
 #include "common/limits.hpp"
 #include "experiments/config/config.hpp"
+#include "experiments/config/config_copy.hpp"
 #include "experiments/registry/policy_registry.hpp"
 #include "experiments/results/results_folder.hpp"
 #include "test_helpers.hpp"
@@ -375,4 +377,33 @@ TEST_CASE("time models, perturbations, network and budgets: finite and in their 
   // What the ranges let through stays finite: the largest step of the largest batch, slowed down
   // the most, over a million rounds.
   CHECK(std::isfinite(common::kStepMs.max * common::kSlowdown.max * 1e6 + common::kClockS.max * 1000));
+}
+
+TEST_CASE("data.path is read from the config's folder wherever the command runs, and a folder that is not there is the key's line") {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir / "configs/fm");
+  const std::string relative = with("dataset: synthetic", "dataset: mnist\n  path: fm");
+  const auto cfg = parse_config(relative, dir / "configs/x.yaml");
+  CHECK(cfg.data.path == dir / "configs/fm");  // not ./fm of the test's working folder
+  CHECK(cfg.resolved["data"]["path"] == dir / "configs/fm");  // config.json says which folder it was
+  CHECK(parse_config(with("dataset: synthetic", "dataset: mnist\n  path: ../configs/./fm"), dir / "configs/x.yaml").data.path ==
+        dir / "configs/fm");
+  const std::string missing = "x.yaml:5: data.path: " + (dir / "fm") + " is not a folder (a relative path is read from the config's folder)";
+  CHECK_THROWS_WITH_AS(parse_config(relative, dir / "x.yaml"), doctest::Contains(missing.c_str()), common::ConfigError);
+  // A run that trains nothing reads no data: its folder is not asked for.
+  std::string timing_only = relative;
+  timing_only.insert(timing_only.find("  epochs: 1"), "  timing_only: true\n");
+  CHECK_NOTHROW(parse_config(timing_only, dir / "x.yaml"));
+}
+
+TEST_CASE("a config's copy written elsewhere reads the same files: relative data.path and runtime.surrogate made absolute") {
+  YAML::Node root = YAML::Load("data: {dataset: mnist, path: fm}\nruntime: {surrogate: ../s.json, threads: 1}\nmodel: {arch: mlp}\n");
+  experiments::anchor_relative_paths(root, "/work/configs/x.yaml");
+  CHECK(root["data"]["path"].Scalar() == "/work/configs/fm");
+  CHECK(root["runtime"]["surrogate"].Scalar() == "/work/s.json");
+  CHECK(root["runtime"]["threads"].Scalar() == "1");
+  YAML::Node absolute = YAML::Load("data: {path: /data/fm}\nruntime: [1, 2]\n");  // a wrong section is the reader's to name
+  experiments::anchor_relative_paths(absolute, "/work/configs/x.yaml");
+  CHECK(absolute["data"]["path"].Scalar() == "/data/fm");
+  CHECK(absolute["runtime"].IsSequence());
 }

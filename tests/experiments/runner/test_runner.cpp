@@ -164,7 +164,7 @@ TEST_CASE("bad input on the command line: one clear line, non-zero exit, no resu
       {"zero size", std::string(kTiny).replace(tiny.find("global_batch: 32"), 16, "global_batch: 0"), "training.global_batch: expected a positive integer, got 0"},
       {"empty", "", "bad.yaml: the config is empty"},
       {"not yaml", "{{{{ not yaml", "bad.yaml:1: not valid YAML"},
-      {"missing data", std::string(kTiny).replace(tiny.find("dataset: synthetic"), 18, "dataset: mnist\n  path: /nonexistent"), "/nonexistent/train-images-idx3-ubyte.gz: no such file"},
+      {"missing data", std::string(kTiny).replace(tiny.find("dataset: synthetic"), 18, "dataset: mnist\n  path: /nonexistent"), "bad.yaml:5: data.path: /nonexistent is not a folder"},
       {"batch over memory", std::string(kTiny).replace(tiny.find("global_batch: 32"), 16, "global_batch: 1000"), "over its max_batch"},
       // LBB's own check of the cluster is a config error too, naming the entry's line
       {"batch over memory (lbb)",
@@ -454,7 +454,8 @@ TEST_CASE("orchestra train: an experiment with runtime.device: cuda and no usabl
 TEST_CASE("seeds: with --jobs, a seed whose run fails stops the run with one line naming the seed and its log") {
   TempDir dir;
   std::string config = kTiny;
-  config.replace(config.find("  dataset: synthetic"), 20, "  dataset: mnist\n  path: /nonexistent-mnist");
+  std::filesystem::create_directories(dir / "empty");  // a folder without the data: each seed's run fails as it loads it
+  config.replace(config.find("  dataset: synthetic"), 20, "  dataset: mnist\n  path: " + (dir / "empty"));
   testing::write_text(dir / "bad.yaml", config);
   const auto r = testing::run_command(binary() + " run " + (dir / "bad.yaml") + " --seeds 1,2 --jobs 2 --quiet --out " + (dir / "out"));
   CHECK(r.exit_code == 1);

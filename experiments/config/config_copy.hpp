@@ -1,0 +1,16 @@
+#pragma once
+// A copy of a config written in another folder (an evaluation's clusters, the surrogate's variants
+// of `orchestra surrogate fidelity`, the clusters of `orchestra draw`) must read the same files as
+// the original, whose relative paths are read from its own folder.
+
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+
+namespace experiments {
+
+// Makes root's relative data.path and runtime.surrogate absolute against config_file's folder.
+// Keys that are missing or not text are left as they are (the config reader names them).
+void anchor_relative_paths(YAML::Node& root, const std::string& config_file);
+
+}  // namespace experiments
