@@ -32,8 +32,8 @@ namespace {
 const char* kSurrogateHelp = R"(usage: orchestra surrogate log TRAIN_CONFIG [--episodes N] [--first K] [--seed S] [--out DIR] [--quiet]
        orchestra surrogate fit LOG_DIR... [--out FILE] [--forms progress-noise,sample-clock] [--quiet]
        orchestra surrogate calibrate SURROGATE.json CONFIG... [--real DIR]... [--scales LIST] [--steps-gains LIST] [--out FILE] [--work DIR]
-       orchestra surrogate fidelity SURROGATE.json CONFIG... [--seeds 1-3] [--jobs N] [--real DIR]... [--out DIR]
-       orchestra surrogate pick SURROGATE.json CONFIG... [--seeds 101-110] [--jobs N] [--real DIR]... [--out DIR]
+       orchestra surrogate fidelity SURROGATE.json CONFIG... [--seeds 1-3] [--jobs N] [--real DIR]... [--out DIR] [--overwrite]
+       orchestra surrogate pick SURROGATE.json CONFIG... [--seeds 101-110] [--jobs N] [--real DIR]... [--out DIR] [--overwrite]
        orchestra surrogate hardest POLICY.pt TRAIN_CONFIG [--candidates N] [--keep K] [--seed S] [--out FILE]
 
 The surrogate of training: a fitted model of how the global model's test loss and accuracy move in
@@ -80,7 +80,7 @@ at microseconds per round (README, "The surrogate of training").
       --steps-gains LIST  the accuracy's gain per ln(1 + a round's local steps) to try with each
                      scale, comma-separated (default 0: the fit's accuracy map; e.g. 0,0.003,0.006)
       --steps-reference S  the round steps up to which the gain adds nothing (default 8)
-      --seeds LIST, --jobs N, --policy P.pt, --epochs N, --target A   as for fidelity
+      --seeds LIST, --jobs N, --policy P.pt, --epochs N, --target A, --overwrite   as for fidelity
       --work DIR     one fidelity folder per scale (default results/surrogate-calibration)
       --out FILE     (default surrogate-calibrated.json)
 
@@ -102,6 +102,8 @@ at microseconds per round (README, "The surrogate of training").
       --epochs N, --target A   every config's training.epochs / target_accuracy replaced, on
                      both sides (as for orchestra evaluate)
       --out DIR      (default results/surrogate-fidelity)
+      --overwrite    DIR's surrogate/ or real/ holds another evaluation (other seeds, configs or
+                     workload): replace it, as orchestra evaluate --overwrite does
 
   pick SURROGATE.json CONFIG...
                      a static barrier per config before any real run: fidelity's sweep on the
@@ -115,7 +117,7 @@ at microseconds per round (README, "The surrogate of training").
       --real DIR     an orchestra evaluate folder of the same configs (repeatable): the pick
                      judged there like its controllers (over the oracle, paired), written as
                      DIR/judged.md and DIR/judged.csv; its seeds must not be planning seeds
-      --jobs N, --policy P.pt, --epochs N, --target A   as for fidelity
+      --jobs N, --policy P.pt, --epochs N, --target A, --overwrite   as for fidelity
       --out DIR      (default results/surrogate-pick)
 
   hardest POLICY.pt TRAIN_CONFIG
@@ -269,6 +271,8 @@ bool read_fidelity_argument(ArgCursor& arg, FidelityRunOptions& options) {
     options.real_from.push_back(arg.value());
   } else if (a == "--quiet") {
     options.quiet = true;
+  } else if (a == "--overwrite") {
+    options.overwrite = true;
   } else if (read_workload_flag(arg, options.workload)) {
     // --epochs, --target
   } else if (arg.is_option()) {

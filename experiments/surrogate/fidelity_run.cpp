@@ -85,6 +85,7 @@ EvaluateOptions sweep_options(const FidelityRunOptions& options) {
   evaluate.seeds = options.seeds;
   evaluate.jobs = options.jobs;
   evaluate.quiet = options.quiet;
+  evaluate.overwrite = options.overwrite;
   evaluate.workload = options.workload;
   return evaluate;
 }
@@ -112,7 +113,9 @@ FidelityRunResult run_surrogate_fidelity(const FidelityRunOptions& options) {
   if (options.configs.empty()) throw common::UsageError("fidelity needs at least one CONFIG");
   FidelityRunResult result;
   const fs::path out(options.out_dir);
-  const std::vector<std::string> variant_paths = write_surrogate_variants(options);
+  // The surrogate's side first: it takes seconds, the real one hours, and a refusal of its folder
+  // (another evaluation there) came after the real runs had spent them.
+  result.surrogate_dir = evaluate_on_surrogate(options, write_surrogate_variants(options));
   result.real_dirs = options.real_from;
   if (options.real_from.empty()) {
     EvaluateOptions evaluate = sweep_options(options);
@@ -121,7 +124,6 @@ FidelityRunResult run_surrogate_fidelity(const FidelityRunOptions& options) {
     run_evaluation(evaluate);
     result.real_dirs = {evaluate.out_dir};
   }
-  result.surrogate_dir = evaluate_on_surrogate(options, variant_paths);
   const std::vector<ControllerRun> real = read_evaluations(result.real_dirs);
   std::string real_names;
   for (const auto& dir : result.real_dirs) real_names += (real_names.empty() ? "" : ", ") + dir;

@@ -25,6 +25,7 @@ struct FidelityRunOptions {
   WorkloadChange workload;               // every config's epochs and target replaced, on both sides
   int jobs = 1;
   bool quiet = false;
+  bool overwrite = false;  // its evaluations' folders hold other results: replace them (as evaluate --overwrite)
 };
 
 struct FidelityRunResult {

@@ -282,6 +282,18 @@ TEST_CASE("orchestra surrogate fidelity --epochs --target: real and surrogate ru
   const auto again = testing::run_command(pick + (dir / "p2"));
   REQUIRE_MESSAGE(again.exit_code == 0, again.output);
   CHECK(testing::read_text(dir / "p2/pick.csv") == testing::read_text(dir / "p/pick.csv"));
+  // Into p again on other seeds: its surrogate/ holds the first pick's evaluation, kept; the
+  // refusal's --overwrite (evaluate's) is pick's too, and replaces it.
+  const std::string seed_2 = kBinary + " surrogate pick " + (dir / "s.json") + " " + (dir / "task.yaml") + " --seeds 2 --policy " + shipped +
+                             " --epochs 1 --target 0.3 --quiet --out " + (dir / "p");
+  const auto refused_pick = testing::run_command(seed_2);
+  CHECK(refused_pick.exit_code == 2);
+  CHECK(refused_pick.output.find("--overwrite") != std::string::npos);
+  CHECK(testing::read_text(dir / "p/pick.csv") == testing::read_text(dir / "p2/pick.csv"));
+  const auto replaced = testing::run_command(seed_2 + " --overwrite");
+  REQUIRE_MESSAGE(replaced.exit_code == 0, replaced.output);
+  CHECK(std::filesystem::exists(dir / "p/surrogate/task/seed-2"));
+  CHECK_FALSE(std::filesystem::exists(dir / "p/surrogate/task/seed-1"));
   // On its default seeds (101-110) beside the shipped policy, which plans its start on the default
   // planning seeds too: each run's own seed gives way (README's example of the command).
   const auto defaults = testing::run_command(kBinary + " surrogate pick " + (dir / "s.json") + " " + (dir / "task.yaml") + " --policy " +
