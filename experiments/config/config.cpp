@@ -481,6 +481,7 @@ ExperimentConfig parse_config(const std::string& text, const std::string& file) 
   }
   nlohmann::json workers;
   cfg.cluster = read_cluster(cluster, cfg.mode, workers);
+  cfg.mode_where = cluster.has("mode") ? common::where(cluster.raw("mode"), file) : file;
   cluster.resolved()["workers"] = workers;
   common::YamlReader network = top.child("network");
   cfg.network = read_network(network);

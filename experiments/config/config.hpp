@@ -49,6 +49,7 @@ struct ExperimentConfig {
   std::uint64_t seed = 1;
   std::vector<std::uint64_t> seeds;  // seeds: [1, 2, 3]: run every policy for each (orchestra run)
   ClusterMode mode = ClusterMode::Simulated;
+  std::string mode_where;  // "file:line" of cluster.mode: a command that cannot run this mode names it
   env::DataSpec data;
   env::ClusterSpec cluster;
   env::NetworkSpec network;

@@ -57,7 +57,7 @@ bool agree_skip(env::Communicator& comm, bool skip, const std::string& label) {
 
 void check_real_config(const ExperimentConfig& config, int world_size) {
   if (config.mode != ClusterMode::Real)
-    throw common::ConfigError(config.file + ": cluster.mode: launch runs real clusters; this config is simulated (set cluster.mode: real, or use orchestra run)");
+    throw common::ConfigError(config.mode_where + ": cluster.mode: launch runs real clusters; this config is simulated (set cluster.mode: real, or use orchestra run)");
   if (config.cluster.num_workers() != world_size)
     throw common::ConfigError(config.file + ": cluster: lists " + std::to_string(config.cluster.num_workers()) + " workers but the launch starts " +
                               std::to_string(world_size) + " processes (one per worker, in cluster order)");

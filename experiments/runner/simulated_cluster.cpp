@@ -43,7 +43,7 @@ void preflight(const Experiment& experiment) {
 
 void check_simulated_config(const ExperimentConfig& config) {
   if (config.mode == ClusterMode::Real)  // measured, not modelled: real_run.hpp
-    throw common::ConfigError(config.file + ": cluster.mode: real: run it on processes with orchestra launch --nproc " +
+    throw common::ConfigError(config.mode_where + ": cluster.mode: real: run it on processes with orchestra launch --nproc " +
                               std::to_string(config.cluster.num_workers()) + " " + config.file);
 }
 

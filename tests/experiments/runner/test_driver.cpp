@@ -195,7 +195,7 @@ policies:
 )");
   const auto run = testing::run_command(std::string(ORCHESTRA_BINARY) + " run " + (dir / "real.yaml") + " --quiet --out " + (dir / "run"));
   CHECK(run.exit_code == 2);
-  CHECK(run.output.find("cluster.mode: real: run it on processes with orchestra launch --nproc 1") != std::string::npos);
+  CHECK(run.output.find("real.yaml:6: cluster.mode: real: run it on processes with orchestra launch --nproc 1") != std::string::npos);
   const auto launch = testing::run_command(std::string(ORCHESTRA_BINARY) + " launch --nproc 1 " + (dir / "real.yaml") + " --quiet --out " + (dir / "launch"));
   CHECK(launch.exit_code == 2);
   CHECK(launch.output.find("real.yaml:10: policies[0].H: expected a positive integer, got 0") != std::string::npos);
