@@ -43,6 +43,16 @@ bool is_loopback_endpoint(const std::string& e) {
   return false;
 }
 
+std::optional<std::string> endpoint_port_problem(const std::string& e) {
+  if (e.rfind("tcp://", 0) != 0) return std::nullopt;
+  const auto colon = e.rfind(':');
+  const std::string port = colon == std::string::npos || colon < 6 ? "" : e.substr(colon + 1);
+  if (port == "*") return std::nullopt;
+  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos || std::stoi(port) > 65535)
+    return e + ": expected tcp://HOST:PORT with a port from 0 to 65535 (or * for any free one), got '" + port + "'";
+  return std::nullopt;
+}
+
 ParameterServer::ParameterServer(zmq::context_t& context, ParameterServerOptions options)
     : options_(std::move(options)), socket_(context, zmq::socket_type::router) {
   validate(options_.a3c);

@@ -138,10 +138,10 @@ CommonFlags parse(const Args& args, const std::vector<std::string>& allowed) {
       f.quiet = true;
     } else if (a == "--verbose") {
       f.verbose = true;
-    } else if (a == "--bind") {
-      f.bind = value();
-    } else if (a == "--connect") {
-      f.connect = value();
+    } else if (a == "--bind" || a == "--connect") {
+      std::string& endpoint = a == "--bind" ? f.bind : f.connect;
+      endpoint = value();
+      if (const auto problem = agents::endpoint_port_problem(endpoint)) throw UsageError(a + " " + *problem);
     } else if (a == "--keys") {
       f.keys = value();
     } else if (a == "--index") {

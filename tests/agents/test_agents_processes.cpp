@@ -3,7 +3,10 @@
 // `orchestra-a3c` in `orchestra run`. The toy environment (agents/toy_barrier_env.hpp) with a few
 // ms per step keeps each run to seconds; every wait below has a deadline.
 #include <doctest/doctest.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -155,11 +158,30 @@ TEST_CASE("train, serve, agent and keygen reject bad input with one line") {
   r = testing::run_command(bin + " serve " + (dir / "toy.yaml") + " --bind tcp://0.0.0.0:0");
   CHECK(r.exit_code != 0);
   CHECK(r.output.find("needs CURVE keys") != std::string::npos);
-  // An address it cannot listen on is named, and leaves no train.csv behind to look resumable.
-  r = testing::run_command(bin + " serve " + (dir / "toy.yaml") + " --bind tcp://127.0.0.1:notaport --out " + (dir / "unbound"));
+  // An address it cannot listen on (a port this test holds) is named, and leaves no train.csv
+  // behind to look resumable.
+  const int holder = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  REQUIRE(::bind(holder, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  REQUIRE(::listen(holder, 1) == 0);
+  REQUIRE(::getsockname(holder, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+  const std::string taken = "tcp://127.0.0.1:" + std::to_string(ntohs(address.sin_port));
+  r = testing::run_command(bin + " serve " + (dir / "toy.yaml") + " --bind " + taken + " --out " + (dir / "unbound"));
+  ::close(holder);
   CHECK(r.exit_code == 1);
-  CHECK(r.output == "orchestra: communication error: tcp://127.0.0.1:notaport: cannot listen here (Invalid argument)\n");
+  CHECK(r.output == "orchestra: communication error: " + taken + ": cannot listen here (Address already in use)\n");
   CHECK_FALSE(std::filesystem::exists(dir / "unbound/train.csv"));
+  // A port libzmq would wrap (99999 is 34463 to it), or one that is not a number: refused as given.
+  for (const std::string& command : {" serve " + (dir / "toy.yaml") + " --bind tcp://127.0.0.1:99999",
+                                    " agent " + (dir / "toy.yaml") + " --connect tcp://127.0.0.1:notaport"}) {
+    r = testing::run_command(bin + command);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("with a port from 0 to 65535 (or * for any free one), got '") != std::string::npos);
+    CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+  }
   r = testing::run_command(bin + " agent " + (dir / "toy.yaml"));
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("--connect") != std::string::npos);
