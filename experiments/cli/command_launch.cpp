@@ -17,6 +17,8 @@
 #include "experiments/cli/result_story.hpp"
 #include "env/real/launcher.hpp"
 #include "env/train/device.hpp"
+#include "env/train/local_sgd_env.hpp"
+#include "env/train/models.hpp"
 #include "experiments/runner/progress_reporter.hpp"
 #include "experiments/registry/policy_registry.hpp"
 #include "experiments/results/results_folder.hpp"
@@ -179,6 +181,7 @@ int command_launch(const Args& args) {
         nlohmann::json resolved = config.resolved;
         resolved["policy"] = p.params;
         check_resume(out_dir, p.entry.label, resolved);
+        check_resume_loads(out_dir, p.entry.label, *env::make_model(config.training.model, env::input_shape_of(config.data), 10));
       }
     folder.emplace(out_dir, run_folder_plan(experiment), overwrite);
   }

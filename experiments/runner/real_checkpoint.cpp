@@ -152,6 +152,11 @@ void check_resume(const std::string& out_dir, const std::string& label, const js
                               ": resume with the config it ran with, or run without --resume into another folder");
 }
 
+void check_resume_loads(const std::string& out_dir, const std::string& label, env::Classifier& model) {
+  const std::optional<RunCheckpoint> checkpoint = load_checkpoint(out_dir, label);
+  if (checkpoint && !checkpoint->finished) load_checkpoint_model(out_dir, label, model);
+}
+
 void load_checkpoint_model(const std::string& out_dir, const std::string& label, env::Classifier& model) {
   const std::string path = checkpoint_base(out_dir, label) + ".pt";
   try {

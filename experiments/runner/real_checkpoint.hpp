@@ -35,5 +35,9 @@ nlohmann::json resume_identity(const nlohmann::json& resolved_config);
 // config than `resolved_config` (naming the keys that differ and how), or by a version that did not
 // record its config. Nothing when there is no checkpoint of `label`.
 void check_resume(const std::string& out_dir, const std::string& label, const nlohmann::json& resolved_config);
+// Throws common::DataError when `label`'s unfinished checkpoint cannot be read or its model loaded
+// into `model` (a fresh one of the config's): said once, before any rank starts, where rank 0's
+// failure to load it ended the run after every worker had started and read its data.
+void check_resume_loads(const std::string& out_dir, const std::string& label, env::Classifier& model);
 
 }  // namespace experiments

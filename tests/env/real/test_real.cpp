@@ -5,6 +5,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <filesystem>
@@ -273,8 +274,17 @@ void check_fault(int signal, const std::string& expected) {
   CHECK(other.exit_code == 2);
   CHECK(other.output.find("--resume: policy dsgd ran with another config than this one: training.epochs") != std::string::npos);
   CHECK(data_rows(epochs) == kept);
-  // With its own config it continues from the checkpoint: the same folder ends with every epoch.
+  // A damaged checkpoint model: one line naming it before any rank starts, nothing changed.
   testing::write_text(dir / "c.yaml", quick_config(kEpochs, 4096, "[dsgd]"));
+  const std::string model = testing::read_text(dir / "out/checkpoints/dsgd.pt");
+  testing::write_text(dir / "out/checkpoints/dsgd.pt", model.substr(0, model.size() / 2));
+  const auto damaged = testing::run_command(std::string(ORCHESTRA_BINARY) + " launch " + args + " --resume");
+  CHECK(damaged.exit_code == 2);
+  CHECK(damaged.output.rfind("orchestra: data error: " + (dir / "out/checkpoints/dsgd.pt") + ": cannot load the checkpointed model", 0) == 0);
+  CHECK(std::count(damaged.output.begin(), damaged.output.end(), '\n') == 1);
+  CHECK(data_rows(epochs) == kept);
+  testing::write_text(dir / "out/checkpoints/dsgd.pt", model);
+  // With its own config it continues from the checkpoint: the same folder ends with every epoch.
   const auto resumed = testing::run_command(std::string(ORCHESTRA_BINARY) + " launch " + args + " --resume");
   INFO(resumed.output);
   CHECK(resumed.exit_code == 0);
