@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <pybind11/stl.h>
 
+#include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -17,9 +19,11 @@
 #include "experiments/config/config.hpp"
 #include "experiments/python/bindings.hpp"
 #include "experiments/python/torch_generator_guard.hpp"
+#include "experiments/results/results_folder.hpp"
 #include "experiments/results/results_reader.hpp"
 #include "experiments/runner/experiment.hpp"
 #include "experiments/runner/seed_runs.hpp"
+#include "experiments/runner/simulated_cluster.hpp"
 
 namespace experiments::python {
 
@@ -32,8 +36,17 @@ std::uint64_t checked_seed(std::int64_t seed, const char* what) {
   return static_cast<std::uint64_t>(seed);
 }
 
+// One run at a time in the process: a run seeds libtorch's default generator where it builds each
+// policy's replicas, and two runs in two threads drew from each other's seeding (results unlike
+// the command line's for the same seed). The lock of with_torch_generator is not taken, so that
+// environments in other threads go on stepping while a run takes hours.
+std::mutex& run_lock() {
+  static std::mutex lock;
+  return lock;
+}
+
 std::string run(const std::string& config_path, const std::string& out, std::optional<std::int64_t> seed,
-                std::optional<std::vector<std::int64_t>> seeds, std::optional<int> threads, bool quiet) {
+                std::optional<std::vector<std::int64_t>> seeds, std::optional<int> threads, bool quiet, bool overwrite) {
   if (seed && seeds) throw py::value_error("run: give seed or seeds, not both");
   if (threads && (*threads < 1 || *threads > 256)) throw py::value_error("run: threads must be in 1..256, got " + std::to_string(*threads));
   RunOptions options;
@@ -50,11 +63,24 @@ std::string run(const std::string& config_path, const std::string& out, std::opt
         throw py::value_error("run: seed " + std::to_string(s) + " is listed twice");
     }
   }
+  std::unique_lock<std::mutex> one_run(run_lock(), std::try_to_lock);
+  if (!one_run.owns_lock())
+    throw std::runtime_error("run: another orchestra.run is running in this process, and both would seed libtorch's one generator: "
+                             "run them one after another, or in separate processes");
   py::gil_scoped_release release;
   return keeping_torch_generator([&] {
     ExperimentConfig config = load_config(config_path);
-    if (!options.overrides.seed && (!options.seeds.empty() || !config.seeds.empty())) return run_seeds(std::move(config), options).out_dir;
-    return run_experiment(std::move(config), options).out_dir;
+    check_simulated_config(config);
+    // The folder is this run's, and holds nothing of another experiment, before any work: the
+    // claim of `orchestra run` (a folder another run is writing, or one of other results, refused).
+    if (!options.overrides.seed && (!options.seeds.empty() || !config.seeds.empty())) {
+      const ResultsFolder folder(results_dir(config, options), seeds_folder_plan(config, options), overwrite);
+      return run_seeds(std::move(config), options).out_dir;
+    }
+    Experiment experiment = resolve_experiment(std::move(config), options.overrides);
+    const ResultsFolder folder(results_dir(experiment.config, options), run_folder_plan(experiment), overwrite);
+    SimulatedCluster cluster;
+    return run_experiment(experiment, cluster, options).out_dir;
   });
 }
 
@@ -92,7 +118,7 @@ py::list results_index(const std::string& dir) {
 
 void bind_experiments(py::module_& m) {
   m.def("run", &run, py::arg("config"), py::arg("out") = "", py::arg("seed") = py::none(), py::arg("seeds") = py::none(),
-        py::arg("threads") = py::none(), py::arg("quiet") = false);
+        py::arg("threads") = py::none(), py::arg("quiet") = false, py::arg("overwrite") = false);
   m.def("results_index", &results_index, py::arg("dir"));
 }
 

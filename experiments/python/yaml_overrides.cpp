@@ -39,7 +39,24 @@ YAML::Node merge_mappings(const YAML::Node& root, const YAML::Node& overrides, c
 
 }  // namespace
 
-YAML::Node to_yaml(const py::handle& value, const std::string& where) {
+namespace {
+
+// Deeper than any config (a policy entry inside a list of experiments is 5): a list or dict that
+// contains itself recursed until the C++ stack overflowed, and the interpreter crashed.
+constexpr int kMaxDepth = 64;
+
+YAML::Node to_yaml_at(const py::handle& value, const std::string& where, int depth);
+
+}  // namespace
+
+YAML::Node to_yaml(const py::handle& value, const std::string& where) { return to_yaml_at(value, where, 0); }
+
+namespace {
+
+YAML::Node to_yaml_at(const py::handle& value, const std::string& where, int depth) {
+  if (depth > kMaxDepth)
+    throw py::value_error(where + ": nested more than " + std::to_string(kMaxDepth) + " levels deep (a list or dict that holds itself?)");
+  const auto to_yaml = [depth](const py::handle& inner, const std::string& inner_where) { return to_yaml_at(inner, inner_where, depth + 1); };
   if (value.is_none()) return YAML::Node(YAML::NodeType::Null);
   // bool before int: Python's True is an int too.
   if (py::isinstance<py::bool_>(value)) return YAML::Node(value.cast<bool>() ? "true" : "false");
@@ -80,6 +97,8 @@ YAML::Node to_yaml(const py::handle& value, const std::string& where) {
   throw py::type_error(where + ": expected None, a bool, a number, a string, or a list or dict of them, got " +
                        py::repr(py::type::of(value)).cast<std::string>());
 }
+
+}  // namespace
 
 YAML::Node merge_overrides(const YAML::Node& root, const YAML::Node& overrides) { return merge_mappings(root, overrides, ""); }
 

@@ -135,6 +135,15 @@ class ConfigErrors(unittest.TestCase):
             orchestra.BarrierEnv(t.TRAIN_SMALL, time_reward_rounds=float("nan"))
         with self.assertRaisesRegex(TypeError, "keys must be strings"):
             orchestra.BarrierEnv(t.TRAIN_SMALL, controller={1: 2})
+        # A dict or list that holds itself: it recursed until the stack overflowed (a crash).
+        itself = {}
+        itself["factor"] = itself
+        deep = []
+        for _ in range(20000):
+            deep = [deep]
+        for value in (itself, {"factor": deep}):
+            with self.assertRaisesRegex(ValueError, r"BarrierEnv\.controller\.factor.*: nested more than 64 levels deep"):
+                orchestra.BarrierEnv(t.TRAIN_SMALL, controller=value)
 
     def test_a_keywords_file_is_relative_to_the_current_directory(self):
         # a3c.init_policy as experiments and surrogate: where Python's open() would look.

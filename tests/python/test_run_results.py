@@ -6,6 +6,8 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
+import time
 import unittest
 
 import orchestra_testing as t
@@ -144,6 +146,43 @@ class Run(unittest.TestCase):
         single = orchestra.run(self.config, out=os.path.join(self.tmp.name, "one"), seed=1, quiet=True)
         pandas.testing.assert_frame_equal(
             r.epochs[r.epochs.run == "seed-1"].drop(columns="run").reset_index(drop=True), single.epochs)
+
+    def test_a_folder_of_other_results_is_refused_before_anything_runs_and_overwrite_replaces_them(self):
+        out = os.path.join(self.tmp.name, "claimed")
+        orchestra.run(self.config, out=out, seed=3, quiet=True)
+        dsgd = read_json(os.path.join(out, "dsgd", "summary.json"))
+        other = t.write(os.path.join(self.tmp.name, "other.yaml"), EXPERIMENT.replace("name: python_run", "name: other")
+                        .replace("  - {name: local-sgd, label: local-sgd-h4, H: 4}\n", ""))
+        # Another experiment into it: refused as `orchestra run` refuses it, its results kept as they were
+        # (they were read back as the other experiment's before).
+        with self.assertRaisesRegex(orchestra.Error, "holds other results: .*dsgd.*add --overwrite") as caught:
+            orchestra.run(other, out=out, seed=4, quiet=True)
+        self.assertEqual(caught.exception.kind, "results folder")
+        self.assertEqual(read_json(os.path.join(out, "dsgd", "summary.json")), dsgd)
+        replaced = orchestra.run(other, out=out, seed=4, quiet=True, overwrite=True)
+        self.assertEqual(replaced.policies, ["dsgd", "orchestra-lcm"])
+        self.assertFalse(os.path.exists(os.path.join(out, "local-sgd-h4")))
+        # Fewer seeds than a multi-seed run left: refused too, then replaced.
+        seeds = os.path.join(self.tmp.name, "claimed-seeds")
+        orchestra.run(self.config, out=seeds, seeds=[1, 2], quiet=True)
+        with self.assertRaisesRegex(orchestra.Error, "seed-2: a seed of a multi-seed run"):
+            orchestra.run(self.config, out=seeds, seeds=[1], quiet=True)
+        self.assertEqual(orchestra.run(self.config, out=seeds, seeds=[1], quiet=True, overwrite=True).runs, ["seed-1"])
+
+    def test_a_second_run_in_another_thread_is_refused_at_once(self):
+        # Both would seed libtorch's one default generator: their results were not the command line's.
+        long_run = t.write(os.path.join(self.tmp.name, "long.yaml"), EXPERIMENT.replace("epochs: 2", "epochs: 400")
+                           .replace("name: python_run", "name: long_run"))
+        first = threading.Thread(target=lambda: orchestra.run(long_run, out=os.path.join(self.tmp.name, "long"), seed=1, quiet=True))
+        first.start()
+        try:
+            time.sleep(0.5)
+            self.assertTrue(first.is_alive())
+            with self.assertRaisesRegex(RuntimeError, "another orchestra.run is running in this process"):
+                orchestra.run(self.config, out=os.path.join(self.tmp.name, "second"), seed=1, quiet=True)
+        finally:
+            first.join(timeout=600)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp.name, "second")))
 
 
 if __name__ == "__main__":

@@ -74,7 +74,8 @@ class BarrierEnv(_Base):
         if config is not None:
             config = os.fspath(config)
         index = checked_int(index, "BarrierEnv: index", 0, 2**31)
-        threads = checked_int(threads, "BarrierEnv: threads", 1, 257)
+        if threads is not None:  # None leaves the process's threads as they are (the docstring's promise)
+            threads = checked_int(threads, "BarrierEnv: threads", 1, 257)
         self._env = _core.BarrierEnv(config, overrides, index, threads)
         low, high = self._env.bounds
         self.observation_space = _spaces.Box(low=np.asarray(low, dtype=np.float32),

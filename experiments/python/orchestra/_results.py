@@ -8,7 +8,7 @@ from . import _core
 from ._checks import checked_int
 
 
-def run(config, out=None, seed=None, seeds=None, threads=None, quiet=False):
+def run(config, out=None, seed=None, seeds=None, threads=None, quiet=False, overwrite=False):
     """Runs an experiment as `orchestra run CONFIG --out OUT --seed SEED` does, with the same files
     (README, "Running experiments"), and returns read_results(OUT).
 
@@ -17,10 +17,15 @@ def run(config, out=None, seed=None, seeds=None, threads=None, quiet=False):
              `--seeds` does (one after another: `--jobs` has no equivalent here)
     threads  libtorch's and OpenBLAS's threads (default: the config's runtime.threads)
     quiet    no progress on stderr
+    overwrite  OUT holds other results (another experiment's, other seeds'): remove exactly those,
+             as `--overwrite` does; without it such a folder, or one another run is writing, is
+             refused before anything runs (orchestra.Error, kind "results folder")
 
     A bad config raises orchestra.ConfigError (a ValueError) naming file:line: key, before
     anything is written. The call releases the GIL while the experiment runs, and leaves torch's
-    default generator as it found it (the experiment seeds it, as `orchestra run` does).
+    default generator as it found it (the experiment seeds it, as `orchestra run` does). One run
+    at a time in a process: a second, from another thread, raises RuntimeError at once (both
+    would seed that one generator); run several in processes.
     """
     if seed is not None:
         seed = checked_int(seed, "run: seed", 0, 2**63)
@@ -28,7 +33,7 @@ def run(config, out=None, seed=None, seeds=None, threads=None, quiet=False):
         seeds = [checked_int(s, "run: every seed", 0, 2**63) for s in seeds]
     if threads is not None:
         threads = checked_int(threads, "run: threads", 1, 257)
-    out_dir = _core.run(os.fspath(config), os.fspath(out) if out is not None else "", seed, seeds, threads, quiet)
+    out_dir = _core.run(os.fspath(config), os.fspath(out) if out is not None else "", seed, seeds, threads, quiet, bool(overwrite))
     return read_results(out_dir)
 
 
