@@ -2,9 +2,11 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include "common/atomic_file.hpp"
 #include "common/folder_lock.hpp"
+#include "common/own_output.hpp"
 #include "experiments/cli/cli_args.hpp"
 #include "experiments/cli/commands.hpp"
 #include "experiments/analysis/comparison.hpp"
@@ -15,6 +17,7 @@
 #include "experiments/report/html_report.hpp"
 #include "experiments/results/results_reader.hpp"
 #include "experiments/runner/evaluation.hpp"
+#include "experiments/runner/results_writer.hpp"
 
 namespace experiments {
 
@@ -106,6 +109,10 @@ int command_compare(const Args& args) {
   }
   if (dirs.empty()) throw UsageError("needs at least one RESULTS_DIR");
   if (out_dir.empty()) out_dir = dirs.size() == 1 || !sim_dir.empty() ? dirs.front() : "comparison";
+  // The folder it writes is held as a run holds its own: a run still writing it (the default: the
+  // folder compared) is refused with its pid, where its half-written results were read as final.
+  std::optional<common::FolderLock> lock;
+  const auto hold_out_dir = [&] { lock.emplace(out_dir); };
   if (!sim_dir.empty() || !repeat_dir.empty()) {
     if (!sim_dir.empty() && !repeat_dir.empty()) throw UsageError("--sim and --repeat: give one of them");
     const bool repeat = !repeat_dir.empty();
@@ -127,7 +134,7 @@ int command_compare(const Args& args) {
     const std::string table = fidelity_markdown(repeat ? compare_fidelity(real.front(), other.front(), FidelityReference::RepeatRun)
                                                        : compare_fidelity(real, other.front()));
     const std::string file = out_dir + (repeat ? "/run_to_run.md" : "/fidelity.md");
-    common::create_folder(out_dir);
+    hold_out_dir();
     common::write_file_atomic(file, table);
     if (!quiet) std::cout << table << "written: " << file << "\n";
     return 0;
@@ -138,7 +145,7 @@ int command_compare(const Args& args) {
     if (html) throw UsageError("--html: an evaluation folder has its table and --plot figures; compare a cluster's seed-<N> folder for a report");
     const std::vector<ControllerRun> controller_runs = read_evaluation_runs(dirs.front());
     const EvaluationSummary summary = summarize_evaluation(controller_runs);
-    common::create_folder(out_dir);
+    hold_out_dir();
     const std::vector<std::string> written = write_evaluation_tables(out_dir, summary, controller_runs);
     if (!quiet) {
       std::cout << evaluation_markdown(summary) << "written:";
@@ -168,7 +175,12 @@ int command_compare(const Args& args) {
   plot = plot || html;  // the report holds every figure
   if (plot) find_gnuplot(plot_options.gnuplot.program);  // fail before writing anything
   const std::vector<ComparisonRow> rows = comparison_rows(runs);
-  common::create_folder(out_dir);
+  hold_out_dir();
+  // compare.md, compare.csv and report.html replace only their own kind: a user's notes of the
+  // same name in --out are kept (draw, run and calibrate keep theirs the same way).
+  common::check_replaceable_output(out_dir + "/compare.md", "--out", "a table of orchestra compare", kComparisonMarkdownMarker);
+  common::check_replaceable_output(out_dir + "/compare.csv", "--out", "a table of orchestra compare", kSeedComparisonCsvMarker);
+  if (html) common::check_replaceable_output(out_dir + "/report.html", "--out", "a report of orchestra compare --html", kReportGenerator);
   if (is_seed_folder(runs)) {
     // A multi-seed run (orchestra run --seeds): the summary over seeds, as the run printed it.
     const std::vector<SeedRow> seed_table = seed_rows(runs);

@@ -1,4 +1,5 @@
 // The `orchestra` command line: one binary, one subcommand per task.
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -101,7 +102,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    return command->second(Args(argv + 2, argv + argc));
+    const int code = command->second(Args(argv + 2, argv + argc));
+    // What went to stdout is the command's product (balance's split, compare's table): a full
+    // disk or a closed pipe lost it, and the exit said 0.
+    if (!std::cout.flush())
+      throw common::SystemError("cannot write to standard output (" + std::string(std::strerror(errno)) + "): what was printed is lost");
+    return code;
   } catch (const common::UsageError& e) {
     // One line, as every other error: the help is one flag away (`worker` has none: launch starts it).
     const std::string name = argv[1];

@@ -112,7 +112,7 @@ std::string html_report(const ReportInput& in) {
   std::ostringstream h;
   h << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
     << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
-    << "<meta name=\"generator\" content=\"Orchestra toolkit " << html_escape(toolkit_version()) << "\"/>\n"
+    << kReportGenerator << " " << html_escape(toolkit_version()) << "\"/>\n"
     << "<title>" << html_escape(title) << ": Orchestra report</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n"
     << "<header>\n<h1>" << html_escape(title) << "</h1>\n<p class=\"meta\">" << html_escape(meta) << "</p>\n</header>\n";
 

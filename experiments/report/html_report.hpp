@@ -22,6 +22,9 @@ struct ReportInput {
 };
 
 // Throws common::DataError when a figure's SVG or a policy's config.json cannot be read.
+// Text every report holds (its generator tag): `compare --html` replaces only a file that has it.
+constexpr const char* kReportGenerator = "<meta name=\"generator\" content=\"Orchestra toolkit";
+
 std::string html_report(const ReportInput& input);
 
 // The toolkit's version (CMake's project version), as the report states it.

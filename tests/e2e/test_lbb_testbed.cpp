@@ -252,6 +252,10 @@ TEST_CASE("orchestra balance: JSON out for good input, one line on stderr and ex
   const auto ok = testing::run_command(kBinary + " balance " + dir / "ok.json");
   REQUIRE(ok.exit_code == 0);
   CHECK(nlohmann::json::parse(ok.output)["batch_sizes"] == nlohmann::json::array({6, 3}));
+  // Its answer is all it makes: one that cannot be written (a full disk) is an error, not exit 0.
+  const auto full = testing::run_command(kBinary + " balance " + dir / "ok.json" + " 2>&1 >/dev/full");
+  CHECK(full.exit_code == 1);
+  CHECK(full.output == "orchestra: system error: cannot write to standard output (No space left on device): what was printed is lost\n");
 
   testing::write_text(dir / "bad.json", R"({"global_batch": 512, "workers": [{"model": [1, 1], "max_batch": -3}]})");
   auto bad = stderr_of(kBinary + " balance " + dir / "bad.json");

@@ -4,8 +4,10 @@
 #include <cmath>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "common/errors.hpp"
+#include "common/folder_lock.hpp"
 #include "experiments/analysis/comparison.hpp"
 #include "common/csv_table.hpp"
 #include "experiments/results/results_reader.hpp"
@@ -158,6 +160,34 @@ TEST_CASE("orchestra compare: prints the table, writes compare.md and compare.cs
   CHECK(r.output.find("| lbb | 50.00 | 2.00x |") != std::string::npos);
   CHECK(testing::read_text(tmp / "out/compare.md").find("| lbb | 50.00 | 2.00x |") != std::string::npos);
   CHECK(testing::read_text(tmp / "out/compare.csv").find("exp,lbb,lbb,0.8,50,2,dsgd,") != std::string::npos);
+  // Its own tables are replaced on a second compare; a user's notes of the same names are kept
+  // (report.html too, where gnuplot draws the report's figures).
+  const bool html = testing::on_path("gnuplot");
+  const std::string flags = html ? " --html" : "";
+  CHECK(testing::run_command(std::string(ORCHESTRA_BINARY) + " compare " + (tmp / "exp") + " --out " + (tmp / "out") + flags).exit_code == 0);
+  CHECK(testing::run_command(std::string(ORCHESTRA_BINARY) + " compare " + (tmp / "exp") + " --out " + (tmp / "out") + flags).exit_code == 0);
+  std::vector<std::string> names = {"compare.md", "compare.csv"};
+  if (html) names.push_back("report.html");
+  for (const std::string& mine : names) {
+    CAPTURE(mine);
+    std::filesystem::create_directories(tmp / "notes");
+    testing::write_text(tmp / "notes" + "/" + mine, "my own notes\n");
+    const auto kept = testing::run_command(std::string(ORCHESTRA_BINARY) + " compare " + (tmp / "exp") + " --out " + (tmp / "notes") + flags);
+    CHECK(kept.exit_code == 2);
+    CHECK(kept.output.find("--out " + (tmp / "notes") + "/" + mine + ": holds a file that is not a") != std::string::npos);
+    CHECK(testing::read_text(tmp / "notes" + "/" + mine) == "my own notes\n");
+    std::filesystem::remove_all(tmp / "notes");
+  }
+  // A folder a run is still writing (it holds the lock): refused with its pid, nothing written.
+  {
+    const common::FolderLock running(tmp / "exp");
+    const auto busy = testing::run_command(std::string(ORCHESTRA_BINARY) + " compare " + (tmp / "exp"));
+    CHECK(busy.exit_code == 1);
+    CHECK(busy.output.find("orchestra: results folder: " + (tmp / "exp") + ": another orchestra run is writing here (pid ") == 0);
+    CHECK_FALSE(std::filesystem::exists(tmp / "exp/compare.md"));
+  }
+  CHECK(testing::run_command(std::string(ORCHESTRA_BINARY) + " compare " + (tmp / "exp")).exit_code == 0);
+  CHECK(std::filesystem::exists(tmp / "exp/compare.md"));
 }
 
 TEST_CASE("orchestra compare: bad input exits non-zero with one line, two runs of one name included") {
