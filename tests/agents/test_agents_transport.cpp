@@ -369,8 +369,10 @@ namespace {
 std::vector<double> adam_steps(agents::ParameterServerOptions options, int pushes) {
   zmq::context_t context;
   agents::ParameterServer server(context, options);
+  // Read before serving starts: network() refreshes the reply cache the serving thread reads.
+  const auto count = static_cast<std::size_t>(agents::parameter_count(server.network()));
   std::future<agents::ServeResult> serving = std::async(std::launch::async, [&server] { return server.serve(); });
-  ManualAgent agent(context, server.endpoint(), static_cast<std::size_t>(agents::parameter_count(server.network())));
+  ManualAgent agent(context, server.endpoint(), count);
   std::vector<double> steps;
   const auto start = static_cast<std::uint64_t>(server.updates());
   for (int k = 0; k < pushes; ++k) steps.push_back(agent.push(start + static_cast<std::uint64_t>(k), 0.01f));

@@ -30,6 +30,8 @@ TEST_CASE("the server survives garbage, oversized, non-finite and stale messages
   options.a3c.max_staleness = 2;
   agents::ParameterServer server(context, options);
   const std::string endpoint = server.endpoint();
+  // Read before serving starts: network() refreshes the reply cache that the serving thread reads.
+  const std::size_t count = static_cast<std::size_t>(agents::parameter_count(server.network()));
   std::future<agents::ServeResult> serving = std::async(std::launch::async, [&server] { return server.serve(); });
 
   // Not even ZeroMQ: raw bytes on a plain TCP connection (libzmq's handshake rejects them).
@@ -48,7 +50,6 @@ TEST_CASE("the server survives garbage, oversized, non-finite and stale messages
   zmq::socket_t peer(context, zmq::socket_type::dealer);
   peer.set(zmq::sockopt::linger, 0);
   peer.connect(endpoint);
-  const std::size_t count = static_cast<std::size_t>(agents::parameter_count(server.network()));
   peer.send(zmq::str_buffer("hello?"), zmq::send_flags::none);                         // malformed
   peer.send(zmq::str_buffer("two"), zmq::send_flags::sndmore);                         // two frames:
   peer.send(zmq::str_buffer("frames"), zmq::send_flags::none);                         //  malformed
@@ -120,6 +121,7 @@ TEST_CASE("a peer that never reads its replies does not stall the others") {
   zmq::context_t context;
   auto options = server_options(small_options(1000000), "inproc://a3c-deaf");
   agents::ParameterServer server(context, options);
+  const std::size_t count = static_cast<std::size_t>(agents::parameter_count(server.network()));
   std::future<agents::ServeResult> serving = std::async(std::launch::async, [&server] { return server.serve(); });
   // Hellos from a peer that reads nothing: past the pipe's high-water mark (the server's 1000
   // plus its 1), every reply to it would wait for room.
@@ -128,7 +130,6 @@ TEST_CASE("a peer that never reads its replies does not stall the others") {
   deaf.set(zmq::sockopt::rcvhwm, 1);
   deaf.connect("inproc://a3c-deaf");
   const agents::ToyBarrierEnv toy;
-  const std::size_t count = static_cast<std::size_t>(agents::parameter_count(server.network()));
   const std::vector<char> hello = agents::encode(agents::Message{agents::MessageType::Hello, 0, 0, static_cast<std::uint64_t>(toy.observation_size()),
                                                                  {static_cast<float>(count)}});
   for (int k = 0; k < 1300; ++k) deaf.send(zmq::buffer(hello), zmq::send_flags::none);
@@ -182,8 +183,8 @@ TEST_CASE("a finite but huge gradient is applied at the agents' clip, and its pa
   zmq::context_t context;
   auto options = server_options(small_options(1000000), "inproc://a3c-huge");
   agents::ParameterServer server(context, options);
-  std::future<agents::ServeResult> serving = std::async(std::launch::async, [&server] { return server.serve(); });
   const auto count = static_cast<std::size_t>(agents::parameter_count(server.network()));
+  std::future<agents::ServeResult> serving = std::async(std::launch::async, [&server] { return server.serve(); });
   ManualAgent agent(context, server.endpoint(), count);
   std::vector<float> huge(count, 0.01f);
   huge[0] = 3e38f;  // finite: the protocol lets it through; its square is inf in float
@@ -208,8 +209,8 @@ TEST_CASE("a peer that says Hello again and again is one agent: the table does n
   zmq::context_t context;
   auto options = server_options(small_options(1000000), "inproc://a3c-hellos");
   agents::ParameterServer server(context, options);
-  std::future<agents::ServeResult> serving = std::async(std::launch::async, [&server] { return server.serve(); });
   const auto count = static_cast<std::size_t>(agents::parameter_count(server.network()));
+  std::future<agents::ServeResult> serving = std::async(std::launch::async, [&server] { return server.serve(); });
   ManualAgent agent(context, server.endpoint(), count);
   const std::uint32_t first_id = agent.id;
   const agents::Message hello{agents::MessageType::Hello, 0, 0, agents::ToyBarrierEnv::kObservationSize, {static_cast<float>(count)}};
