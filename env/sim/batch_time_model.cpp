@@ -2,13 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
 namespace env {
 namespace {
 
-// Envelopes are tabulated on integer batches; past this size a model is used without one.
+// Envelopes are tabulated on integer batches up to this size; above it (up to valid_up_to) the
+// running maximum is continued in closed form (max_between), so a model valid to 2^24 stays monotone.
 constexpr double kMaxTabulatedBatch = 1 << 20;
 
 // Solves the (d+1)x(d+1) normal equations by Gaussian elimination with partial pivoting.
@@ -85,6 +87,37 @@ double BatchTimeModel::polynomial(double batch) const {
   return value;
 }
 
+double BatchTimeModel::max_between(double lo, double hi) const {
+  // A cubic's maximum on [lo, hi] is at an end or where its derivative a1 + 2 a2 B + 3 a3 B^2 is 0.
+  double best = std::max(polynomial(lo), polynomial(hi));
+  auto consider = [&](double b) {
+    if (b > lo && b < hi) best = std::max(best, polynomial(b));
+  };
+  const double a1 = coefficients_.size() > 1 ? coefficients_[1] : 0.0;
+  const double a2 = coefficients_.size() > 2 ? 2.0 * coefficients_[2] : 0.0;
+  const double a3 = coefficients_.size() > 3 ? 3.0 * coefficients_[3] : 0.0;
+  if (a3 == 0.0) {
+    if (a2 != 0.0) consider(-a1 / a2);
+  } else if (const double disc = a2 * a2 - 4.0 * a3 * a1; disc >= 0) {
+    const double root = std::sqrt(disc);
+    consider((-a2 - root) / (2.0 * a3));
+    consider((-a2 + root) / (2.0 * a3));
+  }
+  return best;
+}
+
+double BatchTimeModel::envelope_at(double batch) const {
+  if (batch > table_top_) {
+    const double at_top = envelope_.empty() ? polynomial(table_top_) : envelope_.back();
+    return std::max(at_top, max_between(table_top_, batch));
+  }
+  if (envelope_.empty()) return polynomial(batch);
+  const std::size_t lo = static_cast<std::size_t>(std::floor(batch));
+  const std::size_t hi = std::min(lo + 1, envelope_.size() - 1);
+  const double frac = batch - static_cast<double>(lo);
+  return envelope_[lo] + frac * (envelope_[hi] - envelope_[lo]);
+}
+
 int BatchTimeModel::first_decrease(int up_to) const {
   double previous = polynomial(1);
   for (int b = 2; b <= up_to; ++b) {
@@ -98,8 +131,10 @@ int BatchTimeModel::first_decrease(int up_to) const {
 void BatchTimeModel::build_envelope() {
   envelope_.clear();
   tail_slope_ = 0.0;
+  table_top_ = std::numeric_limits<double>::infinity();
   if (valid_up_to_ <= 0) return;
   const int top = static_cast<int>(std::min(std::floor(valid_up_to_), kMaxTabulatedBatch));
+  table_top_ = std::max(0, top);
   if (top >= 1 && first_decrease(top) != 0) {
     envelope_.assign(static_cast<std::size_t>(top) + 1, 0.0);
     double running = polynomial(1);
@@ -112,23 +147,13 @@ void BatchTimeModel::build_envelope() {
   // Past the valid range, continue with the secant slope of the last half of the range.
   const double hi = valid_up_to_;
   const double lo = hi / 2.0;
-  auto inside = [&](double b) {
-    if (envelope_.empty()) return polynomial(b);
-    const std::size_t i = static_cast<std::size_t>(std::min(b, static_cast<double>(envelope_.size() - 1)));
-    return envelope_[i];
-  };
-  if (hi > lo) tail_slope_ = std::max(0.0, (inside(hi) - inside(lo)) / (hi - lo));
+  if (hi > lo) tail_slope_ = std::max(0.0, (envelope_at(hi) - envelope_at(lo)) / (hi - lo));
 }
 
 double BatchTimeModel::eval(double batch) const {
   if (batch <= 0) return 0.0;
   if (valid_up_to_ > 0 && batch > valid_up_to_) return eval(valid_up_to_) + tail_slope_ * (batch - valid_up_to_);
-  if (envelope_.empty()) return polynomial(batch);
-  const double clamped = std::min(batch, static_cast<double>(envelope_.size() - 1));
-  const std::size_t lo = static_cast<std::size_t>(std::floor(clamped));
-  const std::size_t hi = std::min(lo + 1, envelope_.size() - 1);
-  const double frac = clamped - static_cast<double>(lo);
-  return envelope_[lo] + frac * (envelope_[hi] - envelope_[lo]);
+  return envelope_at(batch);
 }
 
 }  // namespace env

@@ -2,6 +2,7 @@
 // batch size (LBB Eq. 1): t(B) = a0 + a1 B + a2 B^2 + a3 B^3 in ms, or a0 + a1 B (online model).
 #pragma once
 
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -26,7 +27,8 @@ class BatchTimeModel {
 
   // Time of one step of `batch` samples, in ms; 0 for batch <= 0 (a worker taken out does no work).
   // Monotone: between 0 and valid_up_to the value is the running maximum of the polynomial
-  // (precomputed on integer batches), beyond it linear with the last stretch's slope.
+  // (precomputed on integer batches up to 2^20, in closed form above), beyond it linear with the
+  // last stretch's slope.
   double eval(double batch) const;
 
   const std::vector<double>& coefficients() const { return coefficients_; }
@@ -38,11 +40,18 @@ class BatchTimeModel {
 
  private:
   void build_envelope();
+  // The monotone envelope at a batch in [0, valid_up_to] (the polynomial itself when it never falls).
+  double envelope_at(double batch) const;
+  // The largest value of the polynomial on the real interval [lo, hi].
+  double max_between(double lo, double hi) const;
 
   std::vector<double> coefficients_;
   double valid_up_to_ = 0;
   std::vector<double> envelope_;  // envelope_[b] = max_{1<=k<=b} polynomial(k), b <= valid_up_to_
   double tail_slope_ = 0;         // ms per sample past valid_up_to_
+  // Batches up to here are read from envelope_ (or the polynomial when it never falls there); above
+  // it, up to valid_up_to_, the running maximum is continued with max_between().
+  double table_top_ = std::numeric_limits<double>::infinity();
 };
 
 }  // namespace env

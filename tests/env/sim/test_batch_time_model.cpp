@@ -37,6 +37,38 @@ TEST_CASE("a fit that turns down is made monotone and continued linearly past it
   }
 }
 
+TEST_CASE("the envelope stays the running maximum above its table (valid up to 2^24)") {
+  // p'(B) = 3 a3 (B - 100)(B - 200): falls from B = 100 to 200 (inside the table, up to 2^20), then
+  // rises for good. Above the table it must follow the polynomial; it stayed at the table's last
+  // value (1.2e3 ms at 2^24 where the model gives 4.7e15 ms, found by an audit of `balance`).
+  const double a3 = 1e-6;
+  const BatchTimeModel model({10.0, 3 * a3 * 100 * 200, -1.5 * a3 * 300, a3}, 1 << 24);
+  REQUIRE(model.first_decrease(1000) == 101);
+  CHECK(model.eval(150) == doctest::Approx(model.polynomial(100)));
+  CHECK(model.eval(1 << 20) == doctest::Approx(model.polynomial(1 << 20)));
+  CHECK(model.eval(3e6) == doctest::Approx(model.polynomial(3e6)));
+  CHECK(model.eval(1 << 24) == doctest::Approx(model.polynomial(1 << 24)));
+  CHECK(model.eval(1 << 24) > 1000 * model.eval(1 << 20));
+  double previous = 0;
+  for (double b = 1; b <= double(1 << 24); b *= 1.01) {
+    CHECK(model.eval(b) >= previous);
+    previous = model.eval(b);
+  }
+  // Past valid_up_to it continues with the slope of the last half of the range.
+  CHECK(model.eval(2.0 * (1 << 24)) > 1.5 * model.eval(1 << 24));
+}
+
+TEST_CASE("a polynomial that falls only above the table is made monotone too") {
+  // Rises up to B = 2e6 (above the 2^20 table), falls to 3e6, then rises.
+  const double peak = 2e6, low = 3e6, a3 = 1e-15;
+  const BatchTimeModel model({10.0, 3 * a3 * peak * low, -1.5 * a3 * (peak + low), a3}, 1 << 23);
+  CHECK(model.first_decrease(1 << 20) == 0);
+  CHECK(model.eval(1 << 20) == doctest::Approx(model.polynomial(1 << 20)));
+  CHECK(model.eval(2.5e6) == doctest::Approx(model.polynomial(peak)));
+  CHECK(model.eval(2.5e6) > model.polynomial(2.5e6));
+  CHECK(model.eval(1 << 23) == doctest::Approx(model.polynomial(1 << 23)));
+}
+
 TEST_CASE("bad fits are rejected with a reason") {
   CHECK_THROWS_AS(BatchTimeModel(std::vector<double>{}), std::invalid_argument);
   CHECK_THROWS_AS(BatchTimeModel::fit({{0, 1}}, 3), std::invalid_argument);
