@@ -22,6 +22,10 @@ namespace {
 
 using nlohmann::json;
 
+// Samples and max_batch are bounded as in a config: a batch of 1e300 once overflowed an int cast
+// (found by fuzz/fuzz_balance, regression in test_balance_cli.cpp).
+constexpr double kLargestBatch = static_cast<double>(common::kMaxBatch);
+
 // Builds errors that start with the file and the key.
 class Context {
  public:
@@ -63,14 +67,21 @@ void only_keys(const Context& ctx, const std::string& where, const json& object,
   }
 }
 
+// `fitted`: the coefficients were fitted to samples given with them (what `orchestra profile`
+// writes); like a config's `points:` such a fit may turn down a little, which the envelope absorbs.
 env::BatchTimeModel model_from_coefficients(const Context& ctx, const std::string& key, const json& value,
-                                            double valid_up_to) {
+                                            double valid_up_to, bool fitted) {
   if (!value.is_array() || value.empty() || value.size() > 4)
     ctx.expected(key, "a list of 1 to 4 coefficients [a0, a1, a2, a3] in ms", value);
   std::vector<double> coefficients;
   for (std::size_t k = 0; k < value.size(); ++k)
     coefficients.push_back(finite_number(ctx, key + "[" + std::to_string(k) + "]", value[k]));
-  return env::BatchTimeModel(coefficients, valid_up_to);
+  env::BatchTimeModel model(coefficients, valid_up_to);
+  // The checks the config reader makes of a worker's `coefficients`: a falling or absurd model was
+  // solved here as given (a 16M split predicted at 148 s where the model said 3.6e9 ms).
+  if (const std::string problem = fitted ? "" : env::given_model_problem(model, static_cast<int>(valid_up_to)); !problem.empty())
+    ctx.fail(key, problem);
+  return model;
 }
 
 std::vector<env::BatchTimePoint> parse_samples(const Context& ctx, const std::string& key, const json& value) {
@@ -80,10 +91,13 @@ std::vector<env::BatchTimePoint> parse_samples(const Context& ctx, const std::st
     const std::string at = key + "[" + std::to_string(k) + "]";
     const json& pair = value[k];
     if (!pair.is_array() || pair.size() != 2) ctx.expected(at, "a [batch, ms] pair", pair);
+    // The bounds of a config's `points:` (a time may be 0 here: `orchestra profile` rounds).
     const double batch = finite_number(ctx, at + "[0]", pair[0]);
     const double ms = finite_number(ctx, at + "[1]", pair[1]);
-    if (batch <= 0) ctx.expected(at + "[0]", "a batch size > 0", pair[0]);
-    if (ms < 0) ctx.expected(at + "[1]", "a time >= 0 ms", pair[1]);
+    if (!(batch >= 1 && batch <= kLargestBatch))
+      ctx.expected(at + "[0]", "a batch size >= 1 and <= " + std::to_string(common::kMaxBatch), pair[0]);
+    if (!(ms >= 0 && ms <= common::kStepMs.max))
+      ctx.expected(at + "[1]", "a time >= 0 and <= " + std::to_string(static_cast<long long>(common::kStepMs.max)) + " ms", pair[1]);
     points.push_back({batch, ms});
   }
   return points;
@@ -93,16 +107,6 @@ double largest_batch(const std::vector<env::BatchTimePoint>& points) {
   double largest = 0;
   for (const auto& p : points) largest = std::max(largest, p.batch);
   return largest;
-}
-
-// The default max_batch of a profiled worker: its largest batch, which must fit an int (a batch of
-// 1e300 once overflowed the cast; found by fuzz/fuzz_balance, regression in test_balance_cli.cpp).
-int batch_limit_from(const Context& ctx, const std::string& key, double largest) {
-  constexpr double kLargestBatch = static_cast<double>(common::kMaxBatch);
-  if (!(largest >= 1)) ctx.fail(key, "the largest profiled batch is below 1; give max_batch");
-  if (largest > kLargestBatch)
-    ctx.fail(key, "the largest profiled batch is above " + std::to_string(static_cast<int>(kLargestBatch)) + "; give max_batch");
-  return static_cast<int>(std::floor(largest));
 }
 
 env::BatchTimeModel model_from_samples(const Context& ctx, const std::string& key, const json& value) {
@@ -128,21 +132,23 @@ BalanceWorker parse_worker(const Context& ctx, const std::string& key, const jso
   }
   const bool has_model = value.contains("model"), has_samples = value.contains("samples");
   if (!has_model && !has_samples) ctx.fail(key, "missing model (coefficients) or samples");
-  if (value.contains("max_batch")) worker.max_batch = positive_int(ctx, key + ".max_batch", value["max_batch"]);
+  if (value.contains("max_batch")) {
+    worker.max_batch = positive_int(ctx, key + ".max_batch", value["max_batch"]);
+    if (worker.max_batch > common::kMaxBatch)
+      ctx.expected(key + ".max_batch", "a positive integer up to " + std::to_string(common::kMaxBatch), value["max_batch"]);
+  }
   if (has_model) {
     // With both (what `orchestra profile` writes), the model is what was fitted to the samples:
     // it is used as given, the samples are checked and give the default max_batch.
     if (has_samples) {
       const std::vector<env::BatchTimePoint> points = parse_samples(ctx, key + ".samples", value["samples"]);
-      if (worker.max_batch == 0) {
-        worker.max_batch = batch_limit_from(ctx, key + ".samples", largest_batch(points));
-      }
+      if (worker.max_batch == 0) worker.max_batch = static_cast<int>(std::floor(largest_batch(points)));
     }
-    if (worker.max_batch == 0) worker.max_batch = global_batch;
-    worker.model = model_from_coefficients(ctx, key + ".model", value["model"], worker.max_batch);
+    if (worker.max_batch == 0) worker.max_batch = static_cast<int>(std::min<std::int64_t>(global_batch, common::kMaxBatch));
+    worker.model = model_from_coefficients(ctx, key + ".model", value["model"], worker.max_batch, has_samples);
   } else {
     worker.model = model_from_samples(ctx, key + ".samples", value["samples"]);
-    if (worker.max_batch == 0) worker.max_batch = batch_limit_from(ctx, key + ".samples", worker.model.valid_up_to());
+    if (worker.max_batch == 0) worker.max_batch = static_cast<int>(std::floor(worker.model.valid_up_to()));
   }
   const std::string source = key + (has_model ? ".model" : ".samples");
   for (int b : {1, worker.max_batch}) {
@@ -150,6 +156,8 @@ BalanceWorker parse_worker(const Context& ctx, const std::string& key, const jso
     if (!std::isfinite(t) || t < 0)
       ctx.fail(source, "predicts " + std::to_string(t) + " ms at batch " + std::to_string(b) + "; times must be >= 0");
   }
+  if (const std::string problem = env::step_time_limit_problem(worker.model.eval(worker.max_batch), worker.max_batch); !problem.empty())
+    ctx.fail(source, problem);
   return worker;
 }
 

@@ -4,7 +4,10 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <sstream>
 #include <string>
+
+#include "common/limits.hpp"
 
 namespace env {
 namespace {
@@ -154,6 +157,31 @@ double BatchTimeModel::eval(double batch) const {
   if (batch <= 0) return 0.0;
   if (valid_up_to_ > 0 && batch > valid_up_to_) return eval(valid_up_to_) + tail_slope_ * (batch - valid_up_to_);
   return envelope_at(batch);
+}
+
+std::string step_time_limit_problem(double ms, int max_batch) {
+  if (!common::range_problem(ms, common::kStepMs)) return "";
+  std::ostringstream text;
+  text << "a step of max_batch (" << max_batch << ") would take " << ms << " ms; a step takes at most " << common::kStepMs.max
+       << " ms (2.8 hours)";
+  return text.str();
+}
+
+std::string given_model_problem(const BatchTimeModel& model, int max_batch) {
+  const auto& c = model.coefficients();
+  for (std::size_t k = 0; k < c.size(); ++k) {
+    if (common::range_problem(c[k], {-common::kStepMs.max, common::kStepMs.max})) {
+      std::ostringstream text;
+      text << "coefficient a" << k << " = " << c[k] << " is outside [" << -common::kStepMs.max << ", " << common::kStepMs.max << "] ms";
+      return text.str();
+    }
+  }
+  if (max_batch < 1 || max_batch > common::kMaxBatch)
+    return "max_batch " + std::to_string(max_batch) + " is outside [1, " + std::to_string(common::kMaxBatch) + "]";
+  if (const int b = model.first_decrease(max_batch))
+    return "the batch time decreases at batch " + std::to_string(b) + " (it must not decrease up to max_batch)";
+  if (!(model.polynomial(1) > 0)) return "the time of a batch of 1 must be positive";
+  return step_time_limit_problem(model.polynomial(max_batch), max_batch);
 }
 
 }  // namespace env

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <limits>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -53,5 +54,14 @@ class BatchTimeModel {
   // it, up to valid_up_to_, the running maximum is continued with max_between().
   double table_top_ = std::numeric_limits<double>::infinity();
 };
+
+// Why a model given by its coefficients cannot be a worker's step time up to max_batch, or "" if it
+// can: each coefficient and the step of max_batch within common::kStepMs, positive at a batch of 1,
+// never falling up to max_batch (a falling time would make the min-max split, LBB Eq. 3, favour
+// larger batches). The config reader and `orchestra balance` share it, so both accept the same models.
+std::string given_model_problem(const BatchTimeModel& model, int max_batch);
+
+// The message for a step of max_batch predicted at `ms`, beyond common::kStepMs, or "" if within.
+std::string step_time_limit_problem(double ms, int max_batch);
 
 }  // namespace env

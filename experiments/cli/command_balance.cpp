@@ -20,7 +20,9 @@ Input (JSON): global_batch and, per worker, either "model" (coefficients a0..a3 
 t(B) = a0 + a1 B + a2 B^2 + a3 B^3; a shorter list is a lower degree) or "samples" (profiled
 [batch, ms] points, fitted with a cubic), and an optional "max_batch" (memory limit; default:
 the largest profiled batch, or global_batch for a model). `orchestra profile` writes this form
-(with both: the fitted model is used, the samples are kept for the record).
+(with both: the fitted model is used, the samples are kept for the record). The bounds are a
+config's: batches up to 2^24, times up to 10^7 ms; a model given alone must not fall up to
+max_batch (a fitted one may: it is read as its running maximum).
 
 Output (JSON, stdout): batch_sizes, predicted_ms (per worker), iteration_ms (the slowest),
 straggler_effect (LBB Eq. 4 over the predicted times).

@@ -72,12 +72,6 @@ env::ModelSpec read_model(common::YamlReader& r) {
   return m;
 }
 
-std::string number_text(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
 // A worker whose time_model is a trace (env/sim/step_trace.hpp); read once every worker's name is known.
 struct PendingTrace {
   std::size_t first_worker = 0, count = 0;
@@ -95,8 +89,7 @@ std::shared_ptr<const env::BatchTimeModel> read_time_model(common::YamlReader& r
     const auto c = r.reals("coefficients", -common::kStepMs.max, common::kStepMs.max);
     if (c.empty() || c.size() > 4) r.fail("coefficients", "expected 1 to 4 coefficients a0..a3 in ms, got " + std::to_string(c.size()));
     model = std::make_shared<env::BatchTimeModel>(c, max_batch);
-    if (const int b = model->first_decrease(max_batch)) r.fail("coefficients", "the batch time decreases at batch " + std::to_string(b) + " (it must not decrease up to max_batch)");
-    if (model->polynomial(1) <= 0) r.fail("coefficients", "the time of a batch of 1 must be positive");
+    if (const std::string problem = env::given_model_problem(*model, max_batch); !problem.empty()) r.fail("coefficients", problem);
   } else {
     const YAML::Node points = r.raw("points");
     if (!points.IsSequence() || points.size() < 2) r.fail("points", "expected a list of at least two [batch, ms] pairs");
@@ -119,12 +112,10 @@ std::shared_ptr<const env::BatchTimeModel> read_time_model(common::YamlReader& r
     }
     model = std::make_shared<env::BatchTimeModel>(env::BatchTimeModel::fit(pts, 3));
     r.resolved()["fitted_coefficients"] = model->coefficients();
+    // The same bound as a trace's rows and a perturbation's add_ms: a step of the largest batch.
+    if (const std::string problem = env::step_time_limit_problem(model->polynomial(max_batch), max_batch); !problem.empty())
+      r.fail("points", problem);
   }
-  // The same bound as a trace's rows and a perturbation's add_ms: a step of the largest batch.
-  if (const double top = model->polynomial(max_batch); common::range_problem(top, common::kStepMs))
-    r.fail(has_coefficients ? "coefficients" : "points", "a step of max_batch (" + std::to_string(max_batch) + ") would take " +
-                                                             number_text(top) + " ms; a step takes at most " + number_text(common::kStepMs.max) +
-                                                             " ms (2.8 hours)");
   r.reject_unknown_keys();
   return model;
 }

@@ -146,10 +146,34 @@ TEST_CASE("balance: a number out of a double's range is an input error, not a cr
                        doctest::Contains("m.json: invalid JSON"), lbb::BalanceInputError);
 }
 
-TEST_CASE("balance: a profiled batch too large for an int needs max_batch (fuzz regression)") {
+TEST_CASE("balance: a profiled batch too large for an int is an input error (fuzz regression)") {
   CHECK_THROWS_WITH_AS(lbb::parse_balance_request(R"({"global_batch": 8, "workers": [{"samples": [[2, 3], [1e300, 4]]}]})", "h.json"),
-                       doctest::Contains("h.json: workers[0].samples: the largest profiled batch is above 16777216; give max_batch"),
+                       doctest::Contains("h.json: workers[0].samples[1][0]: expected a batch size >= 1 and <= 16777216, got 1e+300"),
                        lbb::BalanceInputError);
+  // max_batch does not make such a sample usable (it was fitted, scaled by 1e300).
+  CHECK_THROWS_AS(lbb::parse_balance_request(R"({"global_batch": 8, "workers": [{"samples": [[2, 3], [1e300, 4]], "max_batch": 8}]})", "h.json"),
+                  lbb::BalanceInputError);
+}
+
+TEST_CASE("balance: refuses the time models a config refuses") {
+  // A falling time (10 + 2B - 0.01B^2 peaks at 100): the split favoured the larger batches.
+  CHECK(error_of(R"({"global_batch": 512, "workers": [{"model": [10, 2, -0.01]}, {"model": [1, 1]}]})") ==
+        "FILE: workers[0].model: the batch time decreases at batch 101 (it must not decrease up to max_batch)");
+  CHECK(error_of(R"({"global_batch": 512, "workers": [{"model": [1e200]}]})") ==
+        "FILE: workers[0].model: coefficient a0 = 1e+200 is outside [-1e+07, 1e+07] ms");
+  CHECK(error_of(R"({"global_batch": 4, "workers": [{"model": [0]}]})") ==
+        "FILE: workers[0].model: the time of a batch of 1 must be positive");
+  CHECK(error_of(R"({"global_batch": 4, "workers": [{"model": [1, 1], "max_batch": 16777217}]})") ==
+        "FILE: workers[0].max_batch: expected a positive integer up to 16777216, got 16777217");
+  CHECK(error_of(R"({"global_batch": 16777216, "workers": [{"model": [1, 1]}]})") ==
+        "FILE: workers[0].model: a step of max_batch (16777216) would take 1.67772e+07 ms; a step takes at most 1e+07 ms (2.8 hours)");
+  CHECK(error_of(R"({"global_batch": 4, "workers": [{"samples": [[2, 3], [4, 2e7]]}]})") ==
+        "FILE: workers[0].samples[1][1]: expected a time >= 0 and <= 10000000 ms, got 20000000.0");
+  // What `orchestra profile` writes (a model fitted to samples) may turn down a little, as a
+  // config's points: may; it is solved on the monotone envelope.
+  const auto out = balance(R"({"global_batch": 150, "workers": [{"model": [10, 2, -0.01], "samples": [[1, 12], [150, 85]]},
+                                                              {"model": [0, 1], "max_batch": 150}]})");
+  CHECK(out["batch_sizes"][0].get<int>() + out["batch_sizes"][1].get<int>() == 150);
 }
 
 TEST_CASE("balance: missing and wrong-typed keys") {
@@ -188,11 +212,11 @@ TEST_CASE("balance: negative or zero sizes and too little memory") {
   CHECK(error_of(R"({"global_batch": 4, "workers": [{"model": [1, 1], "max_batch": -3}]})") ==
         "FILE: workers[0].max_batch: expected a positive integer, got -3");
   CHECK(error_of(R"({"global_batch": 4, "workers": [{"samples": [[-2, 3], [4, 5]]}]})") ==
-        "FILE: workers[0].samples[0][0]: expected a batch size > 0, got -2");
+        "FILE: workers[0].samples[0][0]: expected a batch size >= 1 and <= 16777216, got -2");
   CHECK(error_of(R"({"global_batch": 4, "workers": [{"samples": [[2, -3], [4, 5]]}]})") ==
-        "FILE: workers[0].samples[0][1]: expected a time >= 0 ms, got -3");
+        "FILE: workers[0].samples[0][1]: expected a time >= 0 and <= 10000000 ms, got -3");
   CHECK(error_of(R"({"global_batch": 4, "workers": [{"model": [-5, 1]}]})") ==
-        "FILE: workers[0].model: predicts -4.000000 ms at batch 1; times must be >= 0");
+        "FILE: workers[0].model: the time of a batch of 1 must be positive");
   CHECK(error_of(R"({"global_batch": 512, "workers": [{"model": [1, 1], "max_batch": 100},
                                                        {"samples": [[2, 3], [200, 50]]}]})") ==
         "FILE: workers: the max_batch values sum to 300, less than global_batch 512; no split fits");
