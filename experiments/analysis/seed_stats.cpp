@@ -2,12 +2,20 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <regex>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
+#include "common/errors.hpp"
+#include "common/json_diff.hpp"
+#include "experiments/results/results_folder.hpp"
 #include "experiments/analysis/speedup.hpp"
 #include "experiments/analysis/table_cells.hpp"
 
@@ -23,7 +31,53 @@ std::string plus_minus(const Spread& s, int digits, const std::string& unit = ""
   return fixed(s.mean, digits) + unit + " ± " + fixed(s.ci95, digits) + unit;
 }
 
+// The experiment a policy folder ran, without its seed, and its policy keys; nullopt when its
+// config.json cannot be read.
+struct RecordedConfig {
+  nlohmann::json experiment;
+  nlohmann::json policy;
+};
+std::optional<RecordedConfig> recorded_config(const std::string& policy_dir) {
+  std::ifstream in(std::filesystem::path(policy_dir) / "config.json");
+  if (!in) return std::nullopt;
+  try {
+    const nlohmann::json config = nlohmann::json::parse(in);
+    if (!config.is_object()) return std::nullopt;
+    RecordedConfig recorded{experiment_identity(config), config.value("policy", nlohmann::json())};
+    recorded.experiment.erase("seed");
+    recorded.experiment.erase("seeds");
+    return recorded;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace
+
+void check_one_experiment(const std::vector<RunResults>& seeds) {
+  std::optional<RecordedConfig> first;
+  std::string first_dir;
+  std::map<std::string, std::pair<nlohmann::json, std::string>> policy_of_label;  // label -> keys, folder
+  for (const auto& run : seeds) {
+    for (const auto& policy : run.policies) {
+      const std::optional<RecordedConfig> recorded = recorded_config(policy.dir);
+      if (!recorded) continue;
+      if (!first) {
+        first = recorded;
+        first_dir = policy.dir;
+      } else if (recorded->experiment != first->experiment) {
+        throw common::DataError(policy.dir + ": not a seed of the experiment of " + first_dir + ": its config.json differs in " +
+                                common::describe_differences(first->experiment, recorded->experiment, 3) +
+                                "; the summary over seeds would pool two experiments, compare them apart");
+      }
+      const auto [at, fresh] = policy_of_label.emplace(policy.label, std::make_pair(recorded->policy, policy.dir));
+      if (!fresh && at->second.first != recorded->policy)
+        throw common::DataError(policy.dir + ": policy '" + policy.label + "' ran with other keys than in " + at->second.second + ": " +
+                                common::describe_differences(at->second.first, recorded->policy, 3) +
+                                "; the summary over seeds would pool two policies, compare them apart");
+    }
+  }
+}
 
 double t_critical_95(int df) {
   // Two-sided 95% (0.975 quantile) of Student's t, df = 1..30.

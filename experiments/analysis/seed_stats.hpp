@@ -42,6 +42,13 @@ struct SeedRow {
 // True when every run is named seed-<N> and there are at least two: the folder of a multi-seed run.
 bool is_seed_folder(const std::vector<RunResults>& runs);
 
+// Throws common::DataError when the seeds' folders are not one experiment's: the configs their
+// policy folders record (config.json, as experiment_identity reads it) differ in more than the seed,
+// or one label ran with other policy keys in another seed. Pooling them would report, as the spread
+// over seeds, the difference between two experiments (two folders seed-1 and seed-2 of runs with
+// other targets were summarized as one). Policy folders without a readable config.json are not checked.
+void check_one_experiment(const std::vector<RunResults>& seeds);
+
 // One row per policy label, in the order of the first seed's run.
 std::vector<SeedRow> seed_rows(const std::vector<RunResults>& runs);
 

@@ -172,6 +172,7 @@ int command_compare(const Args& args) {
       throw UsageError(at->second == run.dir ? run.dir + " is given twice"
                                              : "two runs named '" + run.name + "' (" + at->second + " and " + run.dir +
                                                    "): their rows and figures would share one name; copy or link one under another name");
+  if (is_seed_folder(runs)) check_one_experiment(runs);
   plot = plot || html;  // the report holds every figure
   if (plot) find_gnuplot(plot_options.gnuplot.program);  // fail before writing anything
   const std::vector<ComparisonRow> rows = comparison_rows(runs);

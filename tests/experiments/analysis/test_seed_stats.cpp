@@ -2,6 +2,11 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "common/errors.hpp"
 
 #include "experiments/analysis/seed_stats.hpp"
 #include "results_fixture.hpp"
@@ -62,4 +67,36 @@ TEST_CASE("seeds: per-policy summary with the paired speedup, by hand from two s
   CHECK(csv.find("lbb,lbb,2,2,0.8,45,7.07106781,63.53,") != std::string::npos);
   // One run, or runs not named seed-<N>, are not a multi-seed folder.
   CHECK_FALSE(is_seed_folder(read_results({tmp / "run/seed-1"})));
+}
+
+TEST_CASE("seeds: folders of two experiments are not pooled as seeds of one") {
+  testing::TempDir tmp;
+  testing::write_results(tmp / "run/seed-1");
+  testing::write_results(tmp / "run/seed-2");
+  // What `orchestra run` records per policy folder (config.json), reduced to what matters here.
+  const auto record = [&](int seed, const std::string& label, double target, int window) {
+    nlohmann::json config = {{"name", "probe"}, {"seed", seed}, {"file", "/configs/seed-" + std::to_string(seed) + ".yaml"},
+                             {"training", {{"target_accuracy", target}}}, {"runtime", {{"threads", seed}}},
+                             {"policy", {{"name", label}, {"label", label}, {"window", window}}}};
+    testing::write_text(tmp / ("run/seed-" + std::to_string(seed) + "/" + label + "/config.json"), config.dump(2));
+  };
+  for (int seed : {1, 2})
+    for (const char* label : {"dsgd", "lbb", "fixed-t"}) record(seed, label, 0.8, 10);
+  // The seed, the config's path and the threads differ: one experiment.
+  CHECK_NOTHROW(check_one_experiment(read_results({tmp / "run"})));
+
+  record(2, "lbb", 0.85, 10);
+  const auto runs = read_results({tmp / "run"});
+  REQUIRE(is_seed_folder(runs));
+  const std::string other_target = "seed-2/lbb: not a seed of the experiment of " + (tmp / "run/seed-1/dsgd") +
+                                   ": its config.json differs in training.target_accuracy (0.8, now 0.85)";
+  CHECK_THROWS_WITH_AS(check_one_experiment(runs), doctest::Contains(other_target.c_str()), common::DataError);
+
+  record(2, "lbb", 0.8, 5);
+  const std::string other_keys = "seed-2/lbb: policy 'lbb' ran with other keys than in " + (tmp / "run/seed-1/lbb") + ": window (10, now 5)";
+  CHECK_THROWS_WITH_AS(check_one_experiment(read_results({tmp / "run"})), doctest::Contains(other_keys.c_str()), common::DataError);
+
+  // A policy folder without a readable config.json (results written by hand) is not checked.
+  std::filesystem::remove(tmp / "run/seed-2/lbb/config.json");
+  CHECK_NOTHROW(check_one_experiment(read_results({tmp / "run"})));
 }
