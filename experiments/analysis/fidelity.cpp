@@ -2,9 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
+#include <optional>
+
+#include <nlohmann/json.hpp>
 
 #include "common/errors.hpp"
+#include "common/json_diff.hpp"
 #include "experiments/analysis/table_cells.hpp"
 
 namespace experiments {
@@ -81,6 +87,33 @@ void judge_pairs(const std::vector<std::string>& labels, const std::vector<std::
     }
 }
 
+// What a policy folder's config.json says was trained (data, model, training: its target among them)
+// and the policy's keys: two runs whose times are compared must agree on them. A calibrated
+// simulation does (`orchestra calibrate` copies them from the real run). nullopt when unreadable.
+std::optional<nlohmann::json> what_was_trained(const std::string& policy_dir) {
+  std::ifstream in(std::filesystem::path(policy_dir) / "config.json");
+  if (!in) return std::nullopt;
+  try {
+    const nlohmann::json config = nlohmann::json::parse(in);
+    if (!config.is_object()) return std::nullopt;
+    nlohmann::json trained = nlohmann::json::object();
+    for (const char* key : {"data", "model", "training", "policy"})
+      if (config.contains(key)) trained[key] = config[key];
+    return trained;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
+// Two runs of other experiments were compared without a word (another target, model or data:
+// their times are not the same task's).
+void check_same_task(const PolicyResults& real, const PolicyResults& other) {
+  const auto a = what_was_trained(real.dir), b = what_was_trained(other.dir);
+  if (!a || !b || *a == *b) return;
+  throw common::DataError(other.dir + ": not a run of the experiment of " + real.dir + ": its config.json differs in " +
+                          common::describe_differences(*a, *b, 3) + "; its times are another task's");
+}
+
 FidelityReport compare_runs(const std::vector<const RunResults*>& reals, const RunResults& sim, FidelityReference reference) {
   for (const RunResults* real : reals)
     for (const auto& p : real->policies)
@@ -110,6 +143,8 @@ FidelityReport compare_runs(const std::vector<const RunResults*>& reals, const R
       report.unmatched.push_back(r.label);
       continue;
     }
+    for (const PolicyResults* p : runs) check_same_task(r, *p);
+    check_same_task(r, *s);
     FidelityRow row;
     row.label = r.label;
     std::vector<std::vector<double>> re;

@@ -64,7 +64,8 @@ struct FidelityReport {
 };
 
 // Throws common::DataError when `real` is not a real run, `sim` not a simulated one (with
-// RepeatRun: not a real one), or they share no policy label.
+// RepeatRun: not a real one), they share no policy label, or a label's folders record (config.json,
+// where both are readable) other data, model, training or policy keys: another experiment's times.
 FidelityReport compare_fidelity(const RunResults& real, const RunResults& sim,
                                 FidelityReference reference = FidelityReference::Simulation);
 // The simulation against several real runs of one experiment (their mean; see above). The same

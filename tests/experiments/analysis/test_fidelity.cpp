@@ -84,6 +84,30 @@ TEST_CASE("fidelity: a ranking that changes is reported, a missed target ranks l
   CHECK(std::filesystem::exists(dir / "real/fidelity.md"));
 }
 
+TEST_CASE("fidelity: a simulation or repeat of another experiment is refused, not compared") {
+  testing::TempDir dir;
+  write_policy(dir / "real", "dsgd", {10, 20}, "15", true);
+  write_policy(dir / "sim", "dsgd", {11, 20}, "16.5", false);
+  // What the runs record: the cluster differs (calibrated), what is trained must not.
+  const auto record = [&](const std::string& folder, const std::string& mode, double target) {
+    testing::write_text(dir / (folder + "/dsgd/config.json"),
+                        R"({"name": ")" + folder + R"(", "cluster": {"mode": ")" + mode + R"("}, "data": {"dataset": "fashion-mnist"},
+                            "model": {"arch": "mlp"}, "training": {"target_accuracy": )" + std::to_string(target) +
+                            R"(}, "policy": {"name": "dsgd", "label": "dsgd"}})");
+  };
+  record("real", "real", 0.8);
+  record("sim", "simulated", 0.8);
+  CHECK_NOTHROW(compare_fidelity(read_results({dir / "real"}).front(), read_results({dir / "sim"}).front()));
+  record("sim", "simulated", 0.85);
+  CHECK_THROWS_WITH_AS(compare_fidelity(read_results({dir / "real"}).front(), read_results({dir / "sim"}).front()),
+                       doctest::Contains("not a run of the experiment of"), common::DataError);
+  const auto out = testing::run_command(std::string(ORCHESTRA_BINARY) + " compare " + (dir / "real") + " --sim " + (dir / "sim"));
+  CHECK(out.exit_code == 2);
+  CHECK(out.output.find("/sim/dsgd: not a run of the experiment of ") != std::string::npos);
+  CHECK(out.output.find("its config.json differs in training.target_accuracy (0.8, now 0.85)") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "real/fidelity.md"));
+}
+
 TEST_CASE("fidelity: two real runs of one experiment give the run-to-run floor (compare --repeat)") {
   testing::TempDir dir;
   write_policy(dir / "real", "dsgd", {10, 20}, "15", true);
