@@ -128,6 +128,9 @@ std::string calibration_report(const Calibration& c) {
            fmt(f.distinct_batches.front(), "%.0f") + ".." + fmt(f.distinct_batches.back(), "%.0f") + " (" + std::to_string(f.distinct_batches.size()) +
            " distinct); BIC linear " + fmt(f.bic_linear, "%.1f") + (std::isnan(f.bic_cubic) ? "" : ", cubic " + fmt(f.bic_cubic, "%.1f")) +
            "; residual RMS " + fmt(f.rms_ms) + " ms (" + fmt(100 * f.rms_relative, "%.1f") + "%), noise sigma " + fmt(f.noise_sigma) + "\n";
+    if (f.flat)
+      out += "  note: its time does not grow measurably with the batch (the free line fell); modelled flat at the mean. "
+             "Profile it over more batch sizes for a slope (--profile " + w.name + "=FILE from orchestra profile)\n";
   }
   const auto& n = c.network;
   out += std::string("network (") + (c.intra_server ? "intra-server" : "inter-server") + " link): latency " + fmt(n.link.alpha_ms * 1000.0) +

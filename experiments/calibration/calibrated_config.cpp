@@ -40,7 +40,8 @@ std::string calibrated_config_yaml(const Calibration& c, const RealRun& real) {
     const auto& f = w.fit;
     y += "    # " + w.name + ": LBB Eq. 1, " + form_name(f.form) + " (lower BIC: linear " + csv_number(f.bic_linear) +
          (std::isnan(f.bic_cubic) ? ", cubic not a candidate: under 4 distinct batches" : ", cubic " + csv_number(f.bic_cubic)) +
-         ")" + (f.through_origin ? " through the origin (the free line's intercept was negative)" : "") + ", least squares over " +
+         ")" + (f.through_origin ? " through the origin (the free line's intercept was negative)" : "") +
+         (f.flat ? " flat at the mean (the free line fell: the batch's effect is below the noise)" : "") + ", least squares over " +
          std::to_string(f.points) +
          (w.source == PointSource::Profile ? " points of `orchestra profile` (" + w.profile_file + ")"
                                            : " (local batch, compute_ms / local_steps) points of the real rounds.csv, perturbations divided out") +

@@ -41,6 +41,10 @@ struct TimeModelFit {
   std::size_t points = 0;
   std::vector<double> distinct_batches;  // sorted
   bool through_origin = false;  // the free line's intercept came out negative: a0 = 0, slope refitted
+  // The free line's slope came out <= 0: the batch's effect is below the noise (a small model's step
+  // is mostly its fixed cost). LBB Eq. 1's time does not fall with the batch, and the least-squares
+  // line under that constraint is flat at the mean measured time: a0 = mean, a1 = 0.
+  bool flat = false;
   double bic_linear = 0;
   double bic_cubic = 0;  // NaN when the cubic was not a candidate
   double rms_ms = 0;          // residuals of the chosen form

@@ -40,10 +40,12 @@ env::DataSpec read_data(common::YamlReader& r) {
   env::DataSpec d;
   d.dataset = r.choice("dataset", d.dataset, env::dataset_names());
   const env::DatasetKind& kind = env::dataset_kind(d.dataset);
-  if (kind.reads_files && *kind.default_path == '\0' && !r.has("path"))
-    r.fail("path", "dataset '" + d.dataset + "' needs a path to the folder holding its files");
+  // An empty path is the default (what a resolved config records for a data set that reads no
+  // files): anchored, it became the config's folder, and a calibrated copy another experiment.
   d.path = r.text("path", kind.default_path);
-  if (r.given("path")) {  // read from the config's folder, as traces and policy files are, wherever the command runs
+  if (d.path.empty()) d.path = kind.default_path;
+  if (kind.reads_files && d.path.empty()) r.fail("path", "dataset '" + d.dataset + "' needs a path to the folder holding its files");
+  if (r.given("path") && !d.path.empty()) {  // read from the config's folder, as traces and policy files are, wherever the command runs
     d.path = std::filesystem::path(relative_to_config(r.file(), d.path)).lexically_normal().string();
     r.resolved()["path"] = d.path;
   }
@@ -388,7 +390,8 @@ void check_synthetic_data_fits(const common::YamlReader& data, const ExperimentC
 // say). The default folder is not checked here: configs are read on machines that train nothing
 // (a GPU machine's tests read the shipped configs, and its data lives elsewhere).
 void check_data_folder(const common::YamlReader& data, const ExperimentConfig& cfg) {
-  if (!data.given("path") || !env::dataset_kind(cfg.data.dataset).reads_files ||
+  const env::DatasetKind& kind = env::dataset_kind(cfg.data.dataset);
+  if (!data.given("path") || !kind.reads_files || cfg.data.path == kind.default_path ||
       cfg.training_backend != TrainingBackend::Libtorch || cfg.training.timing_only)
     return;
   if (std::error_code ec; !std::filesystem::is_directory(cfg.data.path, ec))

@@ -10,7 +10,7 @@ void anchor_relative_paths(YAML::Node& root, const std::string& config_file) {
   for (const auto& [section, key] : {std::pair{"data", "path"}, std::pair{"runtime", "surrogate"}}) {
     if (!root.IsMap() || !root[section] || !root[section].IsMap()) continue;
     YAML::Node value = root[section][key];
-    if (!value || !value.IsScalar()) continue;
+    if (!value || !value.IsScalar() || value.Scalar().empty()) continue;  // empty: the default, no path
     const fs::path path = value.Scalar();
     if (path.is_relative()) root[section][key] = fs::absolute(folder / path).lexically_normal().string();
   }

@@ -13,6 +13,7 @@
 #include "common/errors.hpp"
 #include "experiments/calibration/calibrate.hpp"
 #include "experiments/calibration/calibrated_config.hpp"
+#include "env/sim/batch_time_model.hpp"
 #include "experiments/results/round_csv.hpp"
 #include "test_helpers.hpp"
 
@@ -155,6 +156,24 @@ TEST_CASE("a line whose intercept comes out negative is refitted through the ori
   CHECK(fit.coefficients[1] == doctest::Approx(7200.0 / 140000.0));  // sum(B t) / sum(B^2)
 }
 
+TEST_CASE("a line that falls is fitted flat at the mean (least squares with a slope >= 0)") {
+  // configs/real_quick.yaml's fast worker on 2 cores: about 0.2 ms a step at batch 32 and at 64, the
+  // warm-up rounds slower. The free line fell; `calibrate` refused the README's example.
+  const std::vector<MeasuredStep> points = {{32, 0.25, 1}, {32, 0.21, 1}, {64, 0.20, 1}, {64, 0.19, 1}};
+  const TimeModelFit fit = fit_time_model(points, 64, "w");
+  CHECK(fit.flat);
+  CHECK_FALSE(fit.through_origin);
+  REQUIRE(fit.coefficients.size() == 2);
+  CHECK(fit.coefficients[0] == doctest::Approx((0.25 + 0.21 + 0.20 + 0.19) / 4));
+  CHECK(fit.coefficients[1] == 0.0);
+  // The config reader takes it (positive at 1, never falling).
+  CHECK(env::given_model_problem(env::BatchTimeModel(fit.coefficients, 64), 64).empty());
+  // A rising line is not flattened.
+  CHECK_FALSE(fit_time_model({{32, 1.0, 1}, {64, 2.0, 1}}, 64, "w").flat);
+  // Nothing measured at all is still an error.
+  CHECK_THROWS_AS(fit_time_model({{32, 0.0, 1}, {64, 0.0, 1}}, 64, "w"), common::DataError);
+}
+
 TEST_CASE("calibration recovers the time models, the network and the round overhead of a synthetic real run") {
   testing::TempDir dir;
   write_real_run(dir / "real", three_policies());
@@ -291,4 +310,22 @@ TEST_CASE("calibration refuses what it cannot trust: non-finite or negative time
   write_real_run(dir / "real", three_policies());
   std::filesystem::remove(dir / "real/lbb-like/summary.json");
   CHECK_THROWS_WITH_AS(read_real_run(dir / "real"), doctest::Contains("lbb-like: a policy's results without summary.json"), common::DataError);
+}
+
+TEST_CASE("the README's chain on configs/real_quick.yaml: launch, calibrate, run the calibration, compare --sim") {
+  // The README's example of how far to trust the simulator; calibrate refused it on 2 cores (the
+  // slow worker ran one batch size, the fast one's line fell within the noise).
+  testing::TempDir dir;
+  const std::string orchestra = ORCHESTRA_BINARY;
+  const auto launch = testing::run_command(orchestra + " launch --nproc 2 " + ORCHESTRA_SOURCE_DIR + "/configs/real_quick.yaml --out " +
+                                           (dir / "real") + " --quiet --timeout 60");
+  REQUIRE_MESSAGE(launch.exit_code == 0, launch.output);
+  const auto calibrate = testing::run_command(orchestra + " calibrate " + (dir / "real") + " --out " + (dir / "sim.yaml"));
+  REQUIRE_MESSAGE(calibrate.exit_code == 0, calibrate.output);
+  const auto run = testing::run_command(orchestra + " run " + (dir / "sim.yaml") + " --out " + (dir / "sim") + " --quiet");
+  REQUIRE_MESSAGE(run.exit_code == 0, run.output);
+  const auto compare = testing::run_command(orchestra + " compare " + (dir / "real") + " --sim " + (dir / "sim"));
+  REQUIRE_MESSAGE(compare.exit_code == 0, compare.output);
+  CHECK(compare.output.find("| lbb |") != std::string::npos);
+  CHECK(std::filesystem::exists(dir / "real/fidelity.md"));
 }

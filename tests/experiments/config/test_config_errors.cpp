@@ -394,6 +394,13 @@ TEST_CASE("data.path is read from the config's folder wherever the command runs,
   std::string timing_only = relative;
   timing_only.insert(timing_only.find("  epochs: 1"), "  timing_only: true\n");
   CHECK_NOTHROW(parse_config(timing_only, dir / "x.yaml"));
+  // An empty path is the default, not the config's folder: what config.json records for synthetic
+  // data, copied by `orchestra calibrate` into a config elsewhere (compare --sim then saw two tasks).
+  const auto synthetic = parse_config(with("dataset: synthetic", "dataset: synthetic\n  path: \"\""), dir / "configs/x.yaml");
+  CHECK(synthetic.data.path.empty());
+  CHECK(synthetic.resolved["data"]["path"] == "");
+  CHECK_THROWS_WITH_AS(parse_config(with("dataset: synthetic", "dataset: mnist\n  path: \"\""), dir / "x.yaml"),
+                       doctest::Contains("data.path: dataset 'mnist' needs a path"), common::ConfigError);
 }
 
 TEST_CASE("a config's copy written elsewhere reads the same files: relative data.path and runtime.surrogate made absolute") {
@@ -406,4 +413,7 @@ TEST_CASE("a config's copy written elsewhere reads the same files: relative data
   experiments::anchor_relative_paths(absolute, "/work/configs/x.yaml");
   CHECK(absolute["data"]["path"].Scalar() == "/data/fm");
   CHECK(absolute["runtime"].IsSequence());
+  YAML::Node empty = YAML::Load("data: {dataset: synthetic, path: \"\"}\n");  // the default: no folder to anchor
+  experiments::anchor_relative_paths(empty, "/work/configs/x.yaml");
+  CHECK(empty["data"]["path"].Scalar().empty());
 }
