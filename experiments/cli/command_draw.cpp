@@ -17,7 +17,7 @@
 namespace experiments {
 namespace {
 
-const char* kDrawHelp = R"(usage: orchestra draw TRAIN_CONFIG [--count N] [--seed S] [--min-comm-ratio R] [--out DIR] [--quiet]
+const char* kDrawHelp = R"(usage: orchestra draw TRAIN_CONFIG [--count N] [--seed S] [--min-comm-ratio R] [--out DIR] [--overwrite] [--quiet]
 
 Draws clusters from a training config's distribution (its clusters: key, as the A3C agents do for
 every episode) and writes each as an experiment config, DIR/drawn-<seed>.yaml: the workload of the
@@ -27,8 +27,8 @@ models, network and perturbations. Numbers are written so that they read back ex
 Use them as validation clusters: choose among a training run's snapshots, or compare two training
 recipes, with `orchestra evaluate` on clusters from the training distribution, and keep the
 held-out suite (configs/heldout/) for the final judgement. Seeds are the draw's own: pick a range
-the evaluation has not been tuned on. Paths inside the workload are not rewritten: a workload that
-names files relative to itself must be drawn into its own folder.
+the evaluation has not been tuned on. Files the workload names (data.path, runtime.surrogate, a
+policy's file) are written as absolute paths, so the drawn configs read the same files anywhere.
 
   --count N   clusters to draw (default 8)
   --seed S    the first cluster's seed; the others take S+1, S+2, ... (default 1000)
@@ -38,6 +38,9 @@ names files relative to itself must be drawn into its own folder.
               stratum, where the best barrier is often 2-9 times T*. Plain draws rarely hold such
               clusters, so a validation set without this stratum never asks a controller to raise T
   --out DIR   where to write (default results/drawn)
+  --overwrite remove other results in DIR (another experiment's policy folders, a training's
+              files), as `run --overwrite` does; configs drawn earlier are replaced anyway, and
+              a file that draw did not write is never touched
   --quiet     no listing of what was written
 
 example:
@@ -54,7 +57,7 @@ std::string count_of(std::size_t n, const std::string& noun) { return std::to_st
 int command_draw(const Args& args) {
   std::string config_path, out_dir = "results/drawn";
   std::int64_t count = 8, seed = 1000;
-  bool quiet = false;
+  bool quiet = false, overwrite = false;
   DrawFilter filter;
   for (ArgCursor arg(args); arg.next();) {
     const std::string& a = arg.arg();
@@ -71,6 +74,8 @@ int command_draw(const Args& args) {
       out_dir = arg.value();
     } else if (a == "--quiet") {
       quiet = true;
+    } else if (a == "--overwrite") {
+      overwrite = true;
     } else if (arg.is_option()) {
       throw UsageError(std::string("unknown option ") + a);
     } else if (config_path.empty()) {
@@ -89,7 +94,7 @@ int command_draw(const Args& args) {
     parse_config(d.yaml, out_dir + "/" + d.name + ".yaml");  // what is written must load: a file the runner rejects is a bug here
     plan.files.push_back({d.name + ".yaml", kDrawnConfigMarker});
   }
-  const ResultsFolder folder(out_dir, plan, false);
+  const ResultsFolder folder(out_dir, plan, overwrite);
   for (const auto& d : drawn) {
     const std::string path = out_dir + "/" + d.name + ".yaml";
     common::write_file_atomic(path, d.yaml);

@@ -9,8 +9,10 @@
 
 namespace experiments {
 
-// Makes root's relative data.path and runtime.surrogate absolute against config_file's folder.
-// Keys that are missing or not text are left as they are (the config reader names them).
+// Makes root's relative data.path and runtime.surrogate absolute against config_file's folder, and
+// each policy's file (orchestra-a3c's `policy:`, planned-t's `surrogate:`) where the reader finds it:
+// as given if it is there (from the working folder), else beside the config. Keys that are missing
+// or not text, and policy files found nowhere, are left as they are (the config reader names them).
 void anchor_relative_paths(YAML::Node& root, const std::string& config_file);
 
 }  // namespace experiments

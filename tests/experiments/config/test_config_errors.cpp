@@ -413,6 +413,16 @@ TEST_CASE("a config's copy written elsewhere reads the same files: relative data
   experiments::anchor_relative_paths(absolute, "/work/configs/x.yaml");
   CHECK(absolute["data"]["path"].Scalar() == "/data/fm");
   CHECK(absolute["runtime"].IsSequence());
+  // A policy's file, found as the reader finds it: as given (the working folder), else beside the config.
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir / "configs");
+  testing::write_text(dir / "configs/mine.pt", "");
+  YAML::Node policies = YAML::Load("policies: [dsgd, {name: orchestra-a3c, policy: mine.pt}, {name: planned-t, surrogate: nowhere.json},"
+                                   " {name: orchestra-a3c, policy: " + std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/orchestra-a3c.pt}]");
+  experiments::anchor_relative_paths(policies, dir / "configs/x.yaml");
+  CHECK(policies["policies"][1]["policy"].Scalar() == dir / "configs/mine.pt");
+  CHECK(policies["policies"][2]["surrogate"].Scalar() == "nowhere.json");  // found nowhere: the reader names it
+  CHECK(policies["policies"][0].Scalar() == "dsgd");
   YAML::Node empty = YAML::Load("data: {dataset: synthetic, path: \"\"}\n");  // the default: no folder to anchor
   experiments::anchor_relative_paths(empty, "/work/configs/x.yaml");
   CHECK(empty["data"]["path"].Scalar().empty());

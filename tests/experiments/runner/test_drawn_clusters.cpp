@@ -14,6 +14,7 @@
 #include "experiments/runner/drawn_cluster_config.hpp"
 #include "experiments/runner/train_config.hpp"
 #include "controller_task_config.hpp"
+#include "results_fixture.hpp"
 #include "test_helpers.hpp"
 
 namespace {
@@ -210,4 +211,16 @@ TEST_CASE("orchestra draw: the command writes the configs, a config without clus
   CHECK(bad.output.find("a3c_train.yaml: clusters:") != std::string::npos);
   CHECK(bad.output.find('\n') == bad.output.size() - 1);  // one line
   CHECK_FALSE(std::filesystem::exists(tmp / "w/drawn-1000.yaml"));
+
+  // Into a folder of another experiment's results: refused, pointing at --overwrite, which draw takes.
+  testing::write_results(tmp / "r");
+  const std::string into_results = std::string(ORCHESTRA_BINARY) + " draw " + train_config() + " --count 1 --seed 7 --out " + tmp / "r";
+  const auto refused = testing::run_command(into_results);
+  CHECK(refused.exit_code != 0);
+  CHECK_MESSAGE(refused.output.find("--overwrite") != std::string::npos, refused.output);
+  CHECK_FALSE(std::filesystem::exists(tmp / "r/drawn-7.yaml"));
+  const auto replaced = testing::run_command(into_results + " --overwrite --quiet");
+  REQUIRE_MESSAGE(replaced.exit_code == 0, replaced.output);
+  CHECK(std::filesystem::exists(tmp / "r/drawn-7.yaml"));
+  CHECK_FALSE(std::filesystem::exists(tmp / "r/dsgd"));
 }
