@@ -43,7 +43,7 @@ struct FieldRange {
   bool whole = false;  // a count
 };
 constexpr FieldRange kFraction{0.0, 1.0}, kNonNegative{0.0, std::numeric_limits<double>::max()},
-    kCount{0.0, 9.2e18, true};
+    kCount{0.0, 9.2e18, true}, kEpoch{1.0, 2147483647.0, true};
 
 // A number from summary.json: absent or null reads as NaN; any other type, or a value outside
 // `range`, is an error naming the file and the key.
@@ -64,7 +64,7 @@ double number_field(const nlohmann::json& summary, const char* key, const fs::pa
 // A row of epochs.csv or evals.csv: the same ranges.
 void check_row_value(double v, const FieldRange& range, bool nan_allowed, const common::CsvTable& t, std::size_t row, std::size_t column) {
   if (std::isnan(v) && nan_allowed) return;
-  if (std::isfinite(v) && v >= range.min && v <= range.max) return;
+  if (std::isfinite(v) && v >= range.min && v <= range.max && (!range.whole || v == std::floor(v))) return;
   throw common::DataError(t.source + ":" + std::to_string(t.lines[row]) + ": " + t.columns[column] + ": " + std::to_string(v) +
                           " is out of range: results out of range are not compared");
 }
@@ -92,6 +92,7 @@ std::vector<EpochRow> read_epochs(const fs::path& path) {
   const auto se = t.find("straggler_effect"), util = t.find("utilization");
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
     EpochRow row;
+    check_row_value(t.number(r, epoch), kEpoch, false, t, r, epoch);
     row.epoch = static_cast<int>(t.number(r, epoch));
     row.sim_time_s = t.number(r, time);
     row.accuracy = t.number(r, acc);
@@ -101,6 +102,8 @@ std::vector<EpochRow> read_epochs(const fs::path& path) {
     check_row_value(row.loss, kNonNegative, true, t, r, loss);
     row.straggler_effect = se ? t.number(r, *se) : kNaN;
     row.utilization = util ? t.number(r, *util) : kNaN;
+    if (se) check_row_value(row.straggler_effect, kNonNegative, true, t, r, *se);
+    if (util) check_row_value(row.utilization, kFraction, true, t, r, *util);
     rows.push_back(row);
   }
   return rows;
@@ -143,11 +146,15 @@ std::string file_if_present(const fs::path& path) {
 // again, unlike summary.json, whose speedup can change once every policy has run). A copy with
 // `cp -r` may not keep the times: then by name.
 void order_as_run(std::vector<PolicyResults>& policies) {
+  // Results since run_index was written say their place themselves: a copy keeps it, and so does
+  // a policy run again alone (its folder newer than the others').
+  const bool all_placed = std::all_of(policies.begin(), policies.end(), [](const PolicyResults& p) { return p.run_index.has_value(); });
   auto written = [](const PolicyResults& p) {
     std::error_code ec;
     return fs::last_write_time(fs::path(p.dir) / "epochs.csv", ec);
   };
   std::stable_sort(policies.begin(), policies.end(), [&](const PolicyResults& a, const PolicyResults& b) {
+    if (all_placed && *a.run_index != *b.run_index) return *a.run_index < *b.run_index;
     const auto ta = written(a), tb = written(b);
     if (ta != tb) return ta < tb;
     return a.label < b.label;
@@ -222,7 +229,9 @@ PolicyResults read_policy_folder(const std::string& dir_name) {
   p.epochs = std::isfinite(epochs) ? static_cast<std::int64_t>(epochs) : 0;
   p.rounds = std::isfinite(rounds) ? static_cast<std::int64_t>(rounds) : 0;
   p.mean_straggler_effect = number_field(summary, "mean_straggler_effect", summary_path);
-  p.mean_utilization = number_field(summary, "mean_utilization", summary_path);
+  p.mean_utilization = number_field(summary, "mean_utilization", summary_path, kFraction);
+  const double run_index = number_field(summary, "run_index", summary_path, kCount);
+  if (std::isfinite(run_index)) p.run_index = static_cast<std::int64_t>(run_index);
   // Per worker, seconds idle at the barrier within the run (null: not measured, as NaN is written).
   if (const auto idle = summary.find("idle_s_per_worker"); idle != summary.end()) {
     if (!idle->is_array()) throw common::DataError(summary_path.string() + ": idle_s_per_worker: expected a list of seconds, got " + idle->dump());

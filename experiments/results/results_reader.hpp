@@ -47,6 +47,7 @@ struct PolicyResults {
   env::ClockKind clock = env::ClockKind::Simulated;
   std::int64_t epochs = 0;
   std::int64_t rounds = 0;
+  std::optional<std::int64_t> run_index;  // its place among the experiment's policies (summary.json), from 0
   double mean_straggler_effect = 0;
   double mean_utilization = 0;
   std::vector<double> idle_s_per_worker;

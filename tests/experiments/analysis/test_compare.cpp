@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "common/errors.hpp"
 #include "common/folder_lock.hpp"
 #include "experiments/analysis/comparison.hpp"
@@ -129,6 +131,20 @@ TEST_CASE("compare: a malformed results file names itself") {
                         R"({"label": "lbb", "target_accuracy": 0.8, "time_to_target_s": null, "epochs": 2, "sim_time_s": 150.5, "final_loss": "low"})");
     CHECK_THROWS_WITH_AS(read_results({tmp / "exp"}), (tmp / "exp/lbb/summary.json" + ": final_loss: expected a number, got \"low\"").c_str(),
                          common::DataError);
+  }
+  SUBCASE("a utilization above 1, in summary.json or epochs.csv, and an epoch that is no number") {
+    auto summary = nlohmann::json::parse(testing::read_text(tmp / "exp/lbb/summary.json"));
+    summary["mean_utilization"] = 7.5;
+    testing::write_text(tmp / "exp/lbb/summary.json", summary.dump());
+    CHECK_THROWS_WITH_AS(read_results({tmp / "exp"}), doctest::Contains("mean_utilization: expected a number >= 0 and <= 1, got 7.5"),
+                         common::DataError);
+    summary["mean_utilization"] = 0.75;
+    testing::write_text(tmp / "exp/lbb/summary.json", summary.dump());
+    const std::string header = "epoch,sim_time_s,epoch_time_s,accuracy,loss,train_loss,straggler_effect,utilization,rounds\n";
+    testing::write_text(tmp / "exp/lbb/epochs.csv", header + "1,75,75,0.7,0.8,0.9,0.3,7.5,2\n2,150.5,75.5,0.8125,0.5,0.6,0.2,0.8,2\n");
+    CHECK_THROWS_WITH_AS(read_results({tmp / "exp"}), doctest::Contains("epochs.csv:2: utilization: 7.500000 is out of range"), common::DataError);
+    testing::write_text(tmp / "exp/lbb/epochs.csv", header + "1,75,75,0.7,0.8,0.9,0.3,0.7,2\nnan,150.5,75.5,0.8125,0.5,0.6,0.2,0.8,2\n");
+    CHECK_THROWS_WITH_AS(read_results({tmp / "exp"}), doctest::Contains("epochs.csv:3: epoch: nan is out of range"), common::DataError);
   }
   SUBCASE("epochs.csv with a short row") {
     testing::write_text(tmp / "exp/dsgd/epochs.csv", "epoch,sim_time_s,accuracy,loss\n1,2,0.5\n");

@@ -7,7 +7,10 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/torch.h>
 
+#include "experiments/results/results_reader.hpp"
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <regex>
@@ -300,11 +303,21 @@ TEST_CASE("one speedup rule: run, its summaries and compare all measure against 
   const auto result = experiments::run_experiment(experiments::parse_config(config, "tiny.yaml"), options);
   REQUIRE(result.outcomes.size() == 4);
   CHECK(result.outcomes[0].label == "local-sgd");
-  // The first policy's summary was rewritten once dsgd had run.
+  // The first policy's summary was rewritten once dsgd had run; each says its place in the run.
+  int index = 0;
   for (const char* label : {"local-sgd", "dsgd", "mllsgd", "osa"}) {
     CAPTURE(label);
-    CHECK(nlohmann::json::parse(read_text(dir / (std::string("run/") + label + "/summary.json")))["speedup_reference"] == "dsgd");
+    const auto summary = nlohmann::json::parse(read_text(dir / (std::string("run/") + label + "/summary.json")));
+    CHECK(summary["speedup_reference"] == "dsgd");
+    CHECK(summary["run_index"] == index++);
   }
+  // A copy that loses the folders' times (here: local-sgd's made the newest) keeps the run's order.
+  std::filesystem::last_write_time(dir / "run/local-sgd/epochs.csv", std::filesystem::file_time_type::clock::now() + std::chrono::hours(1));
+  const auto reread = experiments::read_results({dir / "run"});
+  REQUIRE(reread.size() == 1);
+  REQUIRE(reread[0].policies.size() == 4);
+  CHECK(reread[0].policies[0].label == "local-sgd");
+  CHECK(reread[0].policies[3].label == "osa");
   const std::string table = read_text(dir / "run/comparison.md");
   CHECK(table.find("| speedup vs dsgd |") != std::string::npos);
   // `orchestra compare` on the same folder prints the same table.
