@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <atomic>
 #include <csignal>
 #include <stdexcept>
 
@@ -9,6 +10,7 @@ namespace common {
 namespace {
 
 volatile std::sig_atomic_t g_signal = 0;
+std::atomic<bool> g_run_stop{false};
 bool g_installed = false;
 struct sigaction g_previous_int, g_previous_term;
 
@@ -45,5 +47,9 @@ const char* signal_name(int signal) {
     default: return "a signal";
   }
 }
+
+void request_run_stop() { g_run_stop.store(true); }
+void clear_run_stop() { g_run_stop.store(false); }
+bool run_stop_requested() { return g_run_stop.load(std::memory_order_relaxed); }
 
 }  // namespace common

@@ -4,6 +4,10 @@
 // default action killed them with up to a3c.checkpoint_every updates unsaved. The first signal only
 // sets the flag the work polls; a second one takes the default action, for a process that is stuck.
 
+#include <string>
+
+#include "common/errors.hpp"
+
 namespace common {
 
 class InterruptRequest {
@@ -19,5 +23,17 @@ class InterruptRequest {
 
 // "SIGINT", "SIGTERM", or "a signal".
 const char* signal_name(int signal);
+
+// A request from a run's caller to stop it: orchestra.run in Python, whose interpreter takes the
+// Ctrl-C and cannot deliver it into the C++ loop (a run held the user's Ctrl-C for hours). The run
+// loop checks it after every round and throws RunStopped; what is written stays whole (each
+// policy's folder appears whole or not at all). One flag per process, as one run at a time.
+void request_run_stop();
+void clear_run_stop();
+bool run_stop_requested();
+
+struct RunStopped : Error {
+  explicit RunStopped(const std::string& m) : Error(ExitCode::Failure, "stopped", m) {}
+};
 
 }  // namespace common

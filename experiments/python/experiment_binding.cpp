@@ -8,14 +8,21 @@
 #include <algorithm>
 #include <pybind11/stl.h>
 
+#include <ATen/Parallel.h>
+
+#include <chrono>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/errors.hpp"
+#include "common/interrupt.hpp"
 #include "common/limits.hpp"
+#include "env/train/compute_threads.hpp"
 #include "experiments/config/config.hpp"
 #include "experiments/python/bindings.hpp"
 #include "experiments/python/torch_generator_guard.hpp"
@@ -45,6 +52,20 @@ std::mutex& run_lock() {
   return lock;
 }
 
+// libtorch's intra-op threads as they were when a run began, put back when it ends.
+class ThreadsKept {
+ public:
+  ThreadsKept() : threads_(at::get_num_threads()) {}
+  ~ThreadsKept() { env::set_compute_threads(threads_); }
+  ThreadsKept(const ThreadsKept&) = delete;
+  ThreadsKept& operator=(const ThreadsKept&) = delete;
+
+ private:
+  int threads_;
+};
+
+std::string run_in_this_thread(const std::string& config_path, const RunOptions& options, bool overwrite);
+
 std::string run(const std::string& config_path, const std::string& out, std::optional<std::int64_t> seed,
                 std::optional<std::vector<std::int64_t>> seeds, std::optional<int> threads, bool quiet, bool overwrite) {
   if (seed && seeds) throw py::value_error("run: give seed or seeds, not both");
@@ -67,21 +88,56 @@ std::string run(const std::string& config_path, const std::string& out, std::opt
   if (!one_run.owns_lock())
     throw std::runtime_error("run: another orchestra.run is running in this process, and both would seed libtorch's one generator: "
                              "run them one after another, or in separate processes");
-  py::gil_scoped_release release;
-  return keeping_torch_generator([&] {
-    ExperimentConfig config = load_config(config_path);
-    check_simulated_config(config);
-    // The folder is this run's, and holds nothing of another experiment, before any work: the
-    // claim of `orchestra run` (a folder another run is writing, or one of other results, refused).
-    if (!options.overrides.seed && (!options.seeds.empty() || !config.seeds.empty())) {
-      const ResultsFolder folder(results_dir(config, options), seeds_folder_plan(config, options), overwrite);
-      return run_seeds(std::move(config), options).out_dir;
+  // The run goes on a thread of its own while this one waits, the GIL released, and every 100 ms
+  // asks the interpreter for a pending Ctrl-C (PyErr_CheckSignals; Python runs signal handlers in
+  // its main thread only). On one the run is asked to stop at its next round, and KeyboardInterrupt
+  // raised once it has: with the GIL released for hours the Ctrl-C was never seen.
+  common::clear_run_stop();
+  const ThreadsKept threads_kept;  // the config's runtime.threads is the run's, not the caller's after it
+  std::promise<std::string> result;
+  std::future<std::string> finished = result.get_future();
+  std::thread worker([&] {
+    try {
+      result.set_value(keeping_torch_generator([&] { return run_in_this_thread(config_path, options, overwrite); }));
+    } catch (...) {
+      result.set_exception(std::current_exception());
     }
-    Experiment experiment = resolve_experiment(std::move(config), options.overrides);
-    const ResultsFolder folder(results_dir(experiment.config, options), run_folder_plan(experiment), overwrite);
-    SimulatedCluster cluster;
-    return run_experiment(experiment, cluster, options).out_dir;
   });
+  const auto join = [&] {
+    py::gil_scoped_release release;
+    worker.join();
+  };
+  for (;;) {
+    bool done = false;
+    {
+      py::gil_scoped_release release;
+      done = finished.wait_for(std::chrono::milliseconds(100)) == std::future_status::ready;
+    }
+    if (done) break;
+    if (PyErr_CheckSignals() != 0) {  // KeyboardInterrupt (or what the user's handler raised) is set
+      common::request_run_stop();
+      join();
+      common::clear_run_stop();
+      throw py::error_already_set();
+    }
+  }
+  join();
+  return finished.get();  // the run's own exception, if it failed
+}
+
+std::string run_in_this_thread(const std::string& config_path, const RunOptions& options, bool overwrite) {
+  ExperimentConfig config = load_config(config_path);
+  check_simulated_config(config);
+  // The folder is this run's, and holds nothing of another experiment, before any work: the
+  // claim of `orchestra run` (a folder another run is writing, or one of other results, refused).
+  if (!options.overrides.seed && (!options.seeds.empty() || !config.seeds.empty())) {
+    const ResultsFolder folder(results_dir(config, options), seeds_folder_plan(config, options), overwrite);
+    return run_seeds(std::move(config), options).out_dir;
+  }
+  Experiment experiment = resolve_experiment(std::move(config), options.overrides);
+  const ResultsFolder folder(results_dir(experiment.config, options), run_folder_plan(experiment), overwrite);
+  SimulatedCluster cluster;
+  return run_experiment(experiment, cluster, options).out_dir;
 }
 
 // The runs of a results folder, as read_results finds them (a policy folder, an experiment's, or a

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/errors.hpp"
+#include "common/interrupt.hpp"
 #include "experiments/results/round_csv.hpp"
 
 namespace experiments {
@@ -78,6 +79,8 @@ PolicyOutcome run_policy(const ExperimentConfig& config, const PolicyConfig& ent
         out.idle_s_per_worker[i] += report.workers[i].idle_ms / 1000.0;
       }
       progress.update(entry.label, cluster.epoch(), budget.epochs, cluster.epoch_progress(), report.clock_ms / 1000.0);
+      if (common::run_stop_requested())
+        throw common::RunStopped(entry.label + ": stopped at round " + std::to_string(report.round + 1) + ", as asked; its results are not written");
       const bool periodic = budget.eval_every_rounds > 0 && (report.round + 1) % budget.eval_every_rounds == 0;
       if (periodic && !epoch_end && accuracy) {
         const auto eval = cluster.evaluate();

@@ -4,6 +4,7 @@ import filecmp
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
@@ -183,6 +184,34 @@ class Run(unittest.TestCase):
         finally:
             first.join(timeout=600)
         self.assertFalse(os.path.exists(os.path.join(self.tmp.name, "second")))
+
+    def test_ctrl_c_stops_a_run_and_the_next_run_is_whole(self):
+        # The run held the GIL released for its whole length: Ctrl-C waited for its end (hours).
+        long_run = t.write(os.path.join(self.tmp.name, "interrupted.yaml"), EXPERIMENT.replace("epochs: 2", "epochs: 50000")
+                           .replace("name: python_run", "name: interrupted"))
+        out = os.path.join(self.tmp.name, "interrupted")
+        timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+        started = time.monotonic()
+        timer.start()
+        try:
+            with self.assertRaises(KeyboardInterrupt):
+                orchestra.run(long_run, out=out, seed=1, quiet=True)
+        finally:
+            timer.cancel()
+        self.assertLess(time.monotonic() - started, 30)
+        # The policy it stopped in left no folder (each appears whole or not at all), nor a lock held.
+        self.assertFalse(os.path.exists(os.path.join(out, "dsgd")))
+        again = orchestra.run(self.config, out=os.path.join(self.tmp.name, "after_interrupt"), seed=3, quiet=True)
+        pandas.testing.assert_frame_equal(again.epochs, self.results.epochs)
+
+    def test_a_run_leaves_torch_threads_as_they_were(self):
+        try:
+            import torch
+        except ImportError as e:
+            self.skipTest(f"torch does not import: {e}")
+        before = torch.get_num_threads()
+        orchestra.run(self.config, out=os.path.join(self.tmp.name, "threads"), seed=3, threads=before + 1, quiet=True)
+        self.assertEqual(torch.get_num_threads(), before)
 
 
 if __name__ == "__main__":
