@@ -258,7 +258,9 @@ class PythonBarrierEnv {
     const std::string expected = reach == 1 ? "0, 1 or 2 (decrease, keep or increase T)"
                                             : "in 0 ... " + std::to_string(last) + " (moves -" + std::to_string(reach) + " ... +" +
                                                   std::to_string(reach) + " of T)";
-    PyObject* index = PyNumber_Index(action.ptr());
+    // True and False are integers to Python (step(True) was action 1): a flag where a move belongs
+    // is a mistake, refused as a non-integer is.
+    PyObject* index = PyBool_Check(action.ptr()) ? nullptr : PyNumber_Index(action.ptr());
     if (index == nullptr) {
       PyErr_Clear();
       throw py::type_error("BarrierEnv.step: the action must be an integer " + expected + ", got " + py::repr(action).cast<std::string>());

@@ -164,7 +164,7 @@ class PythonPolicy {
 void bind_policy(py::module_& m) {
   py::class_<PythonPolicy>(m, "Policy", "A trained barrier policy (a policy.pt of `orchestra train`).")
       .def(py::init<const std::string&, std::optional<std::int64_t>>(), py::arg("path"), py::arg("seed") = py::none())
-      .def("predict", &PythonPolicy::predict, py::arg("observation"), py::arg("deterministic") = true)
+      .def("predict", &PythonPolicy::predict, py::arg("observation"), py::arg("deterministic").noconvert() = true)
       .def("probabilities", &PythonPolicy::probabilities, py::arg("observation"))
       .def("state_dict", &PythonPolicy::state_dict)
       .def_property_readonly("controller", &PythonPolicy::controller)

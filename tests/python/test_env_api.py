@@ -233,7 +233,7 @@ class Actions(unittest.TestCase):
         for bad in (3, -1, 7):
             with self.assertRaisesRegex(ValueError, "must be 0, 1 or 2"):
                 env.step(bad)
-        for bad in (1.0, "1", None, [1]):
+        for bad in (1.0, "1", None, [1], True, False):  # a flag is an integer to Python: step(True) was action 1
             with self.assertRaisesRegex(TypeError, "must be an integer"):
                 env.step(bad)
         env.step(1)  # still usable

@@ -148,6 +148,10 @@ class BadInput(unittest.TestCase):
             for call in (policy.predict, policy.probabilities):
                 with self.assertRaisesRegex(ValueError, "is not a finite number"):
                     call(broken)  # not an action, as if a NaN meant one
+        for unclear in (None, 0, "yes"):  # None drew a random action as if it meant False
+            with self.assertRaises(TypeError):
+                policy.predict(np.zeros(22), deterministic=unclear)
+        self.assertEqual(policy.predict(np.zeros(22), deterministic=np.bool_(True)), policy.predict(np.zeros(22)))
         with self.assertRaises(orchestra.DataError) as e:
             orchestra.load_policy("/no/such/policy.pt")
         self.assertIsInstance(e.exception, ValueError)
