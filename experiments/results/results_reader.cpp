@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -183,9 +184,16 @@ RunResults read_run(const fs::path& dir, const std::vector<fs::path>& policy_dir
   run.dir = dir.string();
   run.name = fs::absolute(dir).lexically_normal().filename().string();
   if (run.name.empty()) run.name = fs::absolute(dir).lexically_normal().parent_path().filename().string();
+  std::map<std::string, std::string> folder_of_label;
   for (const auto& p : policy_dirs) {
     run.policies.push_back(read_policy_folder(p.string()));
     if (run.train_csv.empty()) run.train_csv = file_if_present(p / "train.csv");
+    // A label names a row, a figure and a key of orchestra.read_results: two folders of one label
+    // (a copy keeps its summary.json's) were two rows of one name, and one of them in Python.
+    const auto [at, fresh] = folder_of_label.emplace(run.policies.back().label, p.string());
+    if (!fresh)
+      throw common::DataError(dir.string() + ": two policy folders labelled '" + at->first + "' (" + at->second + " and " + p.string() +
+                              "; the label is summary.json's): move one out, or compare them as two runs");
   }
   const std::string own_train = file_if_present(dir / "train.csv");
   if (!own_train.empty()) run.train_csv = own_train;

@@ -146,6 +146,10 @@ TEST_CASE("compare: a malformed results file names itself") {
     testing::write_text(tmp / "exp/lbb/epochs.csv", header + "1,75,75,0.7,0.8,0.9,0.3,0.7,2\nnan,150.5,75.5,0.8125,0.5,0.6,0.2,0.8,2\n");
     CHECK_THROWS_WITH_AS(read_results({tmp / "exp"}), doctest::Contains("epochs.csv:3: epoch: nan is out of range"), common::DataError);
   }
+  SUBCASE("two folders of one label (a copy keeps its summary.json's label)") {
+    std::filesystem::copy(tmp / "exp/lbb", tmp / "exp/lbb-again", std::filesystem::copy_options::recursive);
+    CHECK_THROWS_WITH_AS(read_results({tmp / "exp"}), doctest::Contains("two policy folders labelled 'lbb'"), common::DataError);
+  }
   SUBCASE("epochs.csv with a short row") {
     testing::write_text(tmp / "exp/dsgd/epochs.csv", "epoch,sim_time_s,accuracy,loss\n1,2,0.5\n");
     CHECK_THROWS_WITH_AS(read_results({tmp / "exp"}), (tmp / "exp/dsgd/epochs.csv" + ":2: expected 4 cells as in the header, got 3").c_str(),
