@@ -20,7 +20,7 @@ std::string num(double v) {
 
 // Settings every figure shares.
 std::string preamble(const std::string& title) {
-  return "# Made by `orchestra compare --plot`. Render: gnuplot -e \"set terminal pngcairo; set output 'f.png'\" THIS_FILE\n"
+  return std::string(kFigureScriptMarker) + " Render: gnuplot -e \"set terminal pngcairo; set output 'f.png'\" THIS_FILE\n"
          "set datafile missing 'NaN'\n"
          "set grid lc rgb '#dddddd'\n"
          "set border lc rgb '#555555'\n"

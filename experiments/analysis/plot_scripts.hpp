@@ -13,6 +13,9 @@
 
 namespace experiments {
 
+// How every figure's script begins: a script that does not is not ours to replace (plots.cpp).
+inline constexpr const char* kFigureScriptMarker = "# Made by `orchestra compare --plot`.";
+
 struct Figure {
   std::string name;    // file name without extension: accuracy_vs_time, <label>.iterations, ...
   std::string title;   // the figure's title as drawn

@@ -7,15 +7,30 @@
 
 #include "common/atomic_file.hpp"
 #include "common/csv_table.hpp"
+#include "common/errors.hpp"
+#include "common/own_output.hpp"
 #include "experiments/analysis/time_shares.hpp"
 #include "experiments/results/round_series.hpp"
 
 namespace experiments {
 namespace {
 
+// A figure replaces only its own files: NAME.gp made here, and the images beside such a script. A
+// user's NAME.png in the folder (a figure kept from a paper, say) was replaced without a word.
+void check_figure_is_ours(const std::string& base, const std::string& name) {
+  common::check_replaceable_output(base + ".gp", "--plot", "a figure script of orchestra", kFigureScriptMarker);
+  std::error_code ec;
+  if (std::filesystem::exists(base + ".gp", ec)) return;
+  for (const char* image : {".png", ".svg"})
+    if (std::filesystem::exists(base + image, ec))
+      throw common::UsageError("--plot " + base + image + ": an image orchestra did not draw (no " + name +
+                               ".gp beside it): this command replaces only its own; move it, or choose another folder");
+}
+
 void render(const Figure& figure, const std::string& run, const PlotOptions& options, PlotReport& report) {
   if (options.on_figure) options.on_figure(figure.name);
   const std::string base = options.out_dir + "/" + figure.name;
+  check_figure_is_ours(base, figure.name);
   common::write_file_atomic(base + ".gp", figure.script);
   render_gnuplot(base + ".gp", base + ".png", ImageFormat::Png, options.gnuplot);
   render_gnuplot(base + ".gp", base + ".svg", ImageFormat::Svg, options.gnuplot);

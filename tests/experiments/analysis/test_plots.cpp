@@ -186,6 +186,16 @@ TEST_CASE("plots: make_plots draws every figure a results directory calls for") 
                                           "fixed-t.barrier.svg", "a3c_training.png", "a3c_training.svg"});
   for (const auto& f : report.files) CHECK(std::filesystem::file_size(f) > 0);
   CHECK(std::filesystem::exists(tmp / "exp/plots/fixed-t.barrier.gp"));  // the script stays for restyling
+  // Drawn again: its own files are replaced. A user's image of a figure's name is not.
+  CHECK_NOTHROW(make_plots(read_results({tmp / "exp"}), options));
+  std::filesystem::remove(tmp / "exp/plots/timeline.gp");
+  testing::write_text(tmp / "exp/plots/timeline.png", "a user's image");
+  CHECK_THROWS_WITH_AS(make_plots(read_results({tmp / "exp"}), options), doctest::Contains("timeline.png: an image orchestra did not draw"),
+                       common::UsageError);
+  CHECK(testing::read_text(tmp / "exp/plots/timeline.png") == "a user's image");
+  testing::write_text(tmp / "exp/plots/timeline.gp", "plot sin(x)\n");  // a user's script of that name
+  CHECK_THROWS_WITH_AS(make_plots(read_results({tmp / "exp"}), options), doctest::Contains("is not a figure script of orchestra"),
+                       common::UsageError);
 }
 
 TEST_CASE("plots: a missing gnuplot is a clear error, before any file is written") {
