@@ -135,7 +135,7 @@ class PythonBarrierEnv {
       throw py::value_error("BarrierEnv: threads must be in 1..256, got " + std::to_string(*threads));
     YAML::Node extra = to_yaml(overrides, "BarrierEnv");
     anchor_paths(extra);
-    const std::string path = config_path.value_or("BarrierEnv");
+    const std::string path = config_path ? checked_path(*config_path, "BarrierEnv: config") : "BarrierEnv";
     py::gil_scoped_release release;
     YAML::Node root(YAML::NodeType::Map);
     if (config_path) {

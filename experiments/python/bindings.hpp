@@ -5,7 +5,16 @@
 
 #include <pybind11/pybind11.h>
 
+#include <string>
+
 namespace experiments::python {
+
+// A path from Python as the system will read it. Python strings may hold a NUL byte, where the
+// system's calls end the path: "a.yaml\0b" read a.yaml. A ValueError, as Python's open() gives.
+inline const std::string& checked_path(const std::string& path, const std::string& what) {
+  if (path.find('\0') != std::string::npos) throw pybind11::value_error(what + ": embedded null byte in the path");
+  return path;
+}
 
 // python_errors.cpp: the toolkit's error kinds as Python exception classes, and the translation.
 void bind_errors(pybind11::module_& m);

@@ -68,6 +68,8 @@ std::string run_in_this_thread(const std::string& config_path, const RunOptions&
 
 std::string run(const std::string& config_path, const std::string& out, std::optional<std::int64_t> seed,
                 std::optional<std::vector<std::int64_t>> seeds, std::optional<int> threads, bool quiet, bool overwrite) {
+  checked_path(config_path, "run: config");
+  checked_path(out, "run: out");
   if (seed && seeds) throw py::value_error("run: give seed or seeds, not both");
   if (threads && (*threads < 1 || *threads > 256)) throw py::value_error("run: threads must be in 1..256, got " + std::to_string(*threads));
   RunOptions options;
@@ -143,6 +145,7 @@ std::string run_in_this_thread(const std::string& config_path, const RunOptions&
 // The runs of a results folder, as read_results finds them (a policy folder, an experiment's, or a
 // folder of experiments such as a multi-seed run's seed-<N>/), each policy in the order it ran.
 py::list results_index(const std::string& dir) {
+  checked_path(dir, "read_results");
   std::vector<RunResults> runs;
   {
     py::gil_scoped_release release;

@@ -36,7 +36,7 @@ const char* spelling(orchestra::DecisionInterval interval) { return interval == 
 
 class PythonPolicy {
  public:
-  PythonPolicy(const std::string& path, std::optional<std::int64_t> seed) : path_(path) {
+  PythonPolicy(const std::string& path, std::optional<std::int64_t> seed) : path_(checked_path(path, "load_policy")) {
     if (seed && *seed < 0) throw py::value_error("load_policy: seed must be >= 0, got " + std::to_string(*seed));
     try {
       // The network is built (and randomly initialized) before its weights are read.

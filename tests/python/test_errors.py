@@ -200,6 +200,15 @@ class ConfigErrors(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "seed 1 is listed twice"):
             orchestra.run(t.TASK_SMALL, out=out, seeds=[1, 2, 1], quiet=True)
         self.assertFalse(os.path.exists(out))
+        # A NUL byte ended the path where the system read it: out="a\0b" wrote into a.
+        for call in (lambda: orchestra.run(t.TASK_SMALL, out=out + "\0elsewhere", quiet=True),
+                     lambda: orchestra.run(t.TASK_SMALL + "\0.yaml", out=out, quiet=True),
+                     lambda: orchestra.read_results(self.dir + "\0x"),
+                     lambda: orchestra.load_policy(orchestra.PRETRAINED_POLICY + "\0x"),
+                     lambda: orchestra.BarrierEnv(t.TRAIN_SMALL + "\0x")):
+            with self.assertRaisesRegex(ValueError, "embedded null byte"):
+                call()
+        self.assertFalse(os.path.exists(out))
 
 
 class ErrorKinds(unittest.TestCase):
