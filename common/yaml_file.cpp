@@ -25,13 +25,33 @@ YAML::Node read_yaml_file(const std::string& path) {
   return parse_yaml_text(text.str(), path);
 }
 
+namespace {
+
+// yaml-cpp says "illegal map value" for a tab that indents a line (YAML indents with spaces only,
+// and an editor may insert one): the hint names the cause when the line, or the one above it, has one.
+std::string tab_hint(const std::string& text, int error_line) {
+  std::istringstream lines(text);
+  std::string line;
+  for (int n = 0; std::getline(lines, line) && n <= error_line; ++n) {
+    if (n < error_line - 1) continue;
+    const auto indent_end = line.find_first_not_of(" \t");
+    if (line.substr(0, indent_end).find('\t') != std::string::npos)
+      return " (line " + std::to_string(n + 1) + " is indented with a tab: YAML indents with spaces only)";
+  }
+  return "";
+}
+
+}  // namespace
+
 YAML::Node parse_yaml_text(const std::string& text, const std::string& file) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     const std::string why = e.msg.substr(0, e.msg.find('\n'));
-    throw ConfigError(file + ":" + std::to_string(std::max(e.mark.line, 0) + 1) + ": not valid YAML: " + (why.empty() ? "a character YAML does not allow" : why));
+    const int line = std::max(e.mark.line, 0);
+    throw ConfigError(file + ":" + std::to_string(line + 1) + ": not valid YAML: " + (why.empty() ? "a character YAML does not allow" : why) +
+                      tab_hint(text, line));
   }
   // Load reads the first document and drops the rest without a word. (LoadAll would say, but it
   // loops forever on some inputs: found by fuzzing.) So the first `---` line after content starts

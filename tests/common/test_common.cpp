@@ -112,6 +112,9 @@ TEST_CASE("yaml file: the document, or one config error naming the file (and lin
   CHECK(fs::status(dir / "secret").permissions() == (fs::perms::owner_read | fs::perms::owner_write));
   fails_with((dir / "folder.yaml").string(), ": is a directory, not a config file");  // not libstdc++'s "basic_filebuf::underflow"
   fails_with(write("bad.yaml", "a: 1\nb: [1, 2\n"), ":3: not valid YAML: end of sequence flow not found");
+  // A tab that indents: yaml-cpp says only "illegal map value".
+  fails_with(write("tab.yaml", "name: x\ntraining:\n\tepochs: 2\n"),
+             ":3: not valid YAML: illegal map value (line 3 is indented with a tab: YAML indents with spaces only)");
   // yaml-cpp's Load read the first document and dropped the second without a word.
   fails_with(write("two.yaml", "a: 1\n---\na: 2\n"), ":3: a second YAML document: one config per file");
   CHECK(common::read_yaml_file(write("trailing.yaml", "a: 1\n---\n"))["a"].as<int>() == 1);  // an empty one says nothing
