@@ -66,6 +66,11 @@ MemoryBoundProfile profile_until_out_of_memory(const FallibleProbe& probe, int u
   if (options.fit_degree < 1 || options.fit_degree > 3)
     throw std::invalid_argument("profile_until_out_of_memory: fit degree must be 1, 2 or 3, got " + std::to_string(options.fit_degree));
   MemoryBoundProfile out;
+  // One untimed step first: a process's first step pays for allocation, caches and the thread
+  // pool's start (2-20x a steady step here), which the trimmed mean of a few repetitions kept in
+  // the smallest batch's time, bending the fitted curve. Alg. 1 times steady steps.
+  if (!probe(profile_batches(up_to).front()))
+    throw common::SystemError("profiling: not even a batch of " + std::to_string(profile_batches(up_to).front()) + " fits in memory");
   for (int batch : profile_batches(up_to)) {
     std::vector<double> times;
     for (int r = 0; r < options.repetitions && !out.hit_memory_limit; ++r) {

@@ -174,9 +174,17 @@ TEST_CASE("Alg. 1 lines 10-12 on real hardware: the first batch that cannot be a
   REQUIRE(r.profile.points.size() == 6);
   CHECK(r.profile.points.back().batch == 64);
   CHECK(r.profile.points.back().ms == doctest::Approx(20.0));
-  CHECK(asked.size() == 6 * 3 + 1);  // nothing is asked after the failure
+  CHECK(asked.size() == 1 + 6 * 3 + 1);  // an untimed first step; nothing is asked after the failure
+  CHECK(asked.front() == 2);
   CHECK(asked.back() == 128);
   CHECK(r.profile.model.eval(30) == doctest::Approx(11.5));
+
+  // The first step (allocation, caches, threads) is not timed: it does not reach the smallest batch's time.
+  int calls = 0;
+  options.repetitions = 1;
+  const auto warm = lbb::profile_until_out_of_memory([&calls](int b) -> std::optional<double> { return calls++ == 0 ? 1000.0 : 1.0 + b; }, 16, options);
+  CHECK(warm.profile.points.front().ms == doctest::Approx(3.0));
+  options.repetitions = 3;
 
   // No failure: the limit itself is the last batch, and B_lim.
   const auto all = lbb::profile_until_out_of_memory([](int b) -> std::optional<double> { return 1.0 + b; }, 48, options);
