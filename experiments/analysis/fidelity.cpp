@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <optional>
 
@@ -12,6 +10,7 @@
 #include "common/errors.hpp"
 #include "common/json_diff.hpp"
 #include "experiments/analysis/table_cells.hpp"
+#include "experiments/results/results_folder.hpp"
 
 namespace experiments {
 namespace {
@@ -91,18 +90,12 @@ void judge_pairs(const std::vector<std::string>& labels, const std::vector<std::
 // and the policy's keys: two runs whose times are compared must agree on them. A calibrated
 // simulation does (`orchestra calibrate` copies them from the real run). nullopt when unreadable.
 std::optional<nlohmann::json> what_was_trained(const std::string& policy_dir) {
-  std::ifstream in(std::filesystem::path(policy_dir) / "config.json");
-  if (!in) return std::nullopt;
-  try {
-    const nlohmann::json config = nlohmann::json::parse(in);
-    if (!config.is_object()) return std::nullopt;
-    nlohmann::json trained = nlohmann::json::object();
-    for (const char* key : {"data", "model", "training", "policy"})
-      if (config.contains(key)) trained[key] = config[key];
-    return trained;
-  } catch (const nlohmann::json::exception&) {
-    return std::nullopt;
-  }
+  const std::optional<nlohmann::json> config = recorded_config(policy_dir);
+  if (!config) return std::nullopt;
+  nlohmann::json trained = nlohmann::json::object();
+  for (const char* key : {"data", "model", "training", "policy"})
+    if (config->contains(key)) trained[key] = (*config)[key];
+  return trained;
 }
 
 // Two runs of other experiments were compared without a word (another target, model or data:

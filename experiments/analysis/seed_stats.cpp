@@ -2,8 +2,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -15,9 +13,9 @@
 
 #include "common/errors.hpp"
 #include "common/json_diff.hpp"
-#include "experiments/results/results_folder.hpp"
 #include "experiments/analysis/speedup.hpp"
 #include "experiments/analysis/table_cells.hpp"
+#include "experiments/results/results_folder.hpp"
 
 namespace experiments {
 namespace {
@@ -37,19 +35,13 @@ struct RecordedConfig {
   nlohmann::json experiment;
   nlohmann::json policy;
 };
-std::optional<RecordedConfig> recorded_config(const std::string& policy_dir) {
-  std::ifstream in(std::filesystem::path(policy_dir) / "config.json");
-  if (!in) return std::nullopt;
-  try {
-    const nlohmann::json config = nlohmann::json::parse(in);
-    if (!config.is_object()) return std::nullopt;
-    RecordedConfig recorded{experiment_identity(config), config.value("policy", nlohmann::json())};
-    recorded.experiment.erase("seed");
-    recorded.experiment.erase("seeds");
-    return recorded;
-  } catch (const nlohmann::json::exception&) {
-    return std::nullopt;
-  }
+std::optional<RecordedConfig> seed_config(const std::string& policy_dir) {
+  const std::optional<nlohmann::json> config = recorded_config(policy_dir);
+  if (!config) return std::nullopt;
+  RecordedConfig recorded{experiment_identity(*config), config->value("policy", nlohmann::json())};
+  recorded.experiment.erase("seed");
+  recorded.experiment.erase("seeds");
+  return recorded;
 }
 
 }  // namespace
@@ -60,7 +52,7 @@ void check_one_experiment(const std::vector<RunResults>& seeds) {
   std::map<std::string, std::pair<nlohmann::json, std::string>> policy_of_label;  // label -> keys, folder
   for (const auto& run : seeds) {
     for (const auto& policy : run.policies) {
-      const std::optional<RecordedConfig> recorded = recorded_config(policy.dir);
+      const std::optional<RecordedConfig> recorded = seed_config(policy.dir);
       if (!recorded) continue;
       if (!first) {
         first = recorded;

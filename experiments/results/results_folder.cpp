@@ -37,24 +37,15 @@ bool is_empty_folder(const fs::path& dir) {
 }
 
 std::optional<json> identity_of(const fs::path& policy_dir) {
-  std::ifstream in(policy_dir / "config.json");
-  if (!in) return std::nullopt;
-  try {
-    return experiment_identity(json::parse(in));
-  } catch (const json::exception&) {
-    return std::nullopt;
-  }
+  const std::optional<json> config = recorded_config(policy_dir.string());
+  if (!config) return std::nullopt;
+  return experiment_identity(*config);
 }
 
 // The policy keys a policy folder's config.json records (null where it cannot be read).
 json policy_params_of(const fs::path& policy_dir) {
-  std::ifstream in(policy_dir / "config.json");
-  try {
-    const json config = json::parse(in);
-    return config.is_object() && config.contains("policy") ? config["policy"] : json();
-  } catch (const json::exception&) {
-    return json();
-  }
+  const std::optional<json> config = recorded_config(policy_dir.string());
+  return config && config->contains("policy") ? (*config)["policy"] : json();
 }
 
 std::string text_of(const json& identity, const char* key) {
@@ -179,6 +170,18 @@ std::string describe(const std::vector<const FolderFinding*>& findings, const st
 }
 
 }  // namespace
+
+std::optional<json> recorded_config(const std::string& policy_dir) {
+  std::ifstream in(fs::path(policy_dir) / "config.json");
+  if (!in) return std::nullopt;
+  try {
+    json config = json::parse(in);
+    if (!config.is_object()) return std::nullopt;
+    return config;
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+}
 
 json experiment_identity(const json& resolved_config) {
   json id = resolved_config;

@@ -33,6 +33,10 @@ namespace experiments {
 // Two runs with the same identity are the same experiment; a resumed run must match its checkpoint's.
 nlohmann::json experiment_identity(const nlohmann::json& resolved_config);
 
+// The resolved config a policy folder records (its config.json), or nullopt where there is none or
+// it is not a JSON object (results written by hand, a damaged file: the callers then do not check).
+std::optional<nlohmann::json> recorded_config(const std::string& policy_dir);
+
 // A file this run writes in the folder: an existing file of that name is replaced only if it
 // starts with `marker` (the same command wrote it).
 struct OwnFile {
