@@ -15,7 +15,7 @@
 namespace agents {
 namespace {
 
-constexpr const char* kFormat = "orchestra-a3c-policy";
+constexpr const char* kFormat = kPolicyFileMarker;
 constexpr std::int64_t kFormatVersion = 2;
 
 c10::IValue field(const c10::impl::GenericDict& dict, const std::string& key, const std::string& path) {

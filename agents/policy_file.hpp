@@ -55,6 +55,10 @@
 
 namespace agents {
 
+// The format every policy file records ("format" in its pickle, stored uncompressed in the zip):
+// what a command that writes one looks for before replacing a file (common::check_replaceable_output).
+inline constexpr const char* kPolicyFileMarker = "orchestra-a3c-policy";
+
 // The T a deployed network moves from (the policy file's controller.start): LCM's T* (3.1.1, as
 // the network is trained), or the static T `planned-t` plans on the surrogate of training
 // (experiments/registry/planned_barrier.hpp), which the shipped policy deploys since the

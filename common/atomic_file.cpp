@@ -78,6 +78,9 @@ void write_file_atomic(const std::string& path, const std::vector<char>& bytes) 
 std::vector<char> read_file_bytes(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw DataError(path + ": is a folder, not a file");  // it would read as empty
+  // A FIFO or a device would block, or never end (a FIFO given as a policy hung soup for good).
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    throw DataError(path + ": is not a regular file (a FIFO, socket or device)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw DataError(path + ": cannot read (" + std::strerror(errno) + ")");
   return std::vector<char>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());

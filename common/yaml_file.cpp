@@ -17,6 +17,8 @@ YAML::Node read_yaml_file(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw ConfigError(path + ": no such config file");
   if (std::filesystem::is_directory(path, ec)) throw ConfigError(path + ": is a directory, not a config file");
+  // A FIFO or a device would block, or never end: a config is a file.
+  if (!std::filesystem::is_regular_file(path, ec)) throw ConfigError(path + ": is not a regular file (a FIFO, socket or device), not a config file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(path + ": cannot read (" + std::strerror(errno) + ")");
   std::ostringstream text;

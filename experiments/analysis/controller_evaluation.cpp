@@ -224,7 +224,7 @@ EvaluationSummary summarize_evaluation(const std::vector<ControllerRun>& judged_
 
 std::string evaluation_markdown(const EvaluationSummary& summary) {
   std::ostringstream md;
-  md << "Time to target over the oracle's (the best static T of the sweep, per cluster and seed): geometric mean over seeds, "
+  md << kEvaluationMarkdownMarker << " (the best static T of the sweep, per cluster and seed): geometric mean over seeds, "
         "misses in brackets.\n\n| cluster |";
   for (const auto& c : summary.overall) md << ' ' << md_cell(c.controller) << " |";
   md << " oracle T (ms) | oracle time (s) |\n|---|";
@@ -305,7 +305,7 @@ std::string evaluation_markdown(const EvaluationSummary& summary) {
 
 std::string evaluation_overall_csv(const EvaluationSummary& summary) {
   std::ostringstream csv;
-  csv << "controller,clusters,runs,misses,ratio,ratio_ci95_low,ratio_ci95_high";
+  csv << kEvaluationOverallCsvMarker << "misses,ratio,ratio_ci95_low,ratio_ci95_high";
   std::vector<std::string> columns = paired_references();
   for (const std::string& reference : summary.references)
     if (std::find(columns.begin(), columns.end(), reference) == columns.end()) columns.push_back(reference);
@@ -332,7 +332,7 @@ std::string evaluation_overall_csv(const EvaluationSummary& summary) {
 std::string evaluation_csv(const EvaluationSummary& summary, const std::vector<ControllerRun>& judged_runs) {
   const std::vector<ControllerRun> runs = with_reference(judged_runs);
   std::ostringstream csv;
-  csv << "cluster,seed,controller,reached,time_to_target_s,run_time_s,oracle_time_s,oracle_T_ms,ratio\n";
+  csv << kEvaluationCsvMarker << "reached,time_to_target_s,run_time_s,oracle_time_s,oracle_T_ms,ratio\n";
   for (const auto& cluster : summary.clusters)
     for (const auto& r : runs) {
       if (r.cluster != cluster.cluster || r.role != ControllerRole::Judged) continue;

@@ -120,5 +120,9 @@ std::string evaluation_overall_csv(const EvaluationSummary& summary);
 // CSV: one row per cluster, seed and judged controller, the reference above included (ratio,
 // reached, times, the oracle's T).
 std::string evaluation_csv(const EvaluationSummary& summary, const std::vector<ControllerRun>& runs);
+// How each of the three begins: a file of that name that does not is not evaluate's to replace.
+inline constexpr const char* kEvaluationMarkdownMarker = "Time to target over the oracle's";
+inline constexpr const char* kEvaluationCsvMarker = "cluster,seed,controller,";
+inline constexpr const char* kEvaluationOverallCsvMarker = "controller,clusters,runs,";
 
 }  // namespace experiments

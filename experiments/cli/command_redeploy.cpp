@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "agents/policy_file.hpp"
+#include "common/own_output.hpp"
 #include "experiments/cli/cli_args.hpp"
 #include "experiments/cli/commands.hpp"
 
@@ -72,6 +73,9 @@ int command_redeploy(const Args& args) {
   }
   if (input.empty()) throw UsageError("expected a POLICY file");
   if (out.empty()) throw UsageError("--out FILE is required");
+  // Only a policy file is replaced (the help's example replaces the shipped one): a user's file
+  // of another kind at --out was replaced by a zip.
+  common::check_replaceable_output(out, "--out", "a policy file", agents::kPolicyFileMarker);
   if (!start && !min_x && !max_x && !planned_min_x && !planned_max_x)
     throw UsageError("nothing to change: give --start or a bound (--min-T-x-start, --max-T-x-start, --planned-...)");
 

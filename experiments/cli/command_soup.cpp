@@ -1,8 +1,11 @@
 // `orchestra soup`: one policy whose weights are the mean of several policies' (a uniform model
 // soup, agents/policy_soup.hpp), for runs of one recipe that differ only in their training seed.
+#include <filesystem>
 #include <iostream>
 
+#include "agents/policy_file.hpp"
 #include "agents/policy_soup.hpp"
+#include "common/own_output.hpp"
 #include "experiments/cli/cli_args.hpp"
 #include "experiments/cli/commands.hpp"
 
@@ -46,6 +49,14 @@ int command_soup(const Args& args) {
   }
   if (inputs.size() < 2) throw UsageError("expected at least two POLICY files");
   if (out.empty()) throw UsageError("--out FILE is required");
+  // The soup replaces only a policy file, and none of its ingredients (a user's notes at --out
+  // were replaced by a zip, and an ingredient by the mean).
+  common::check_replaceable_output(out, "--out", "a policy file", agents::kPolicyFileMarker);
+  for (const std::string& path : inputs) {
+    std::error_code ec;
+    if (std::filesystem::equivalent(path, out, ec))
+      throw UsageError("--out " + out + ": is one of the policies averaged (" + path + "): write the soup to another file");
+  }
 
   std::vector<agents::A3cPolicy> ingredients;
   for (const std::string& path : inputs) ingredients.push_back(agents::A3cPolicy::load(path));

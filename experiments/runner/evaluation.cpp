@@ -248,6 +248,12 @@ std::string checked_cluster_name(const std::string& name, const std::string& sou
   if (const auto problem = common::name_problem(name))
     throw common::UsageError(source + ": evaluate names a cluster's folder after its config file, and this one's name, " + common::quoted_name(name) +
                              ", " + *problem + ": rename it");
+  // The names of what evaluate writes beside the clusters' folders: a cluster of one of them failed
+  // after every run (evaluation.md) or put the figures inside its results (plots).
+  for (const char* own : {"plots", "evaluation.md", "evaluation.csv", "evaluation_overall.csv"})
+    if (name == own)
+      throw common::UsageError(source + ": evaluate names a cluster's folder after its config file, and '" + name +
+                               "' is the name of what evaluate writes beside them: rename it");
   return name;
 }
 
@@ -453,6 +459,9 @@ EvaluationResult run_evaluation(const EvaluateOptions& options) {
   // experiment mixed in), then written.
   FolderPlan whole;
   for (const auto& plan : plans) whole.folders[plan.name] = plan.folder;
+  // Its tables replace only earlier tables of an evaluation: a user's evaluation.md was replaced.
+  whole.files = {{"evaluation.md", kEvaluationMarkdownMarker}, {"evaluation.csv", kEvaluationCsvMarker},
+                 {"evaluation_overall.csv", kEvaluationOverallCsvMarker}};
   const ResultsFolder folder(options.out_dir, whole, options.overwrite);
   write_cluster_files(plans);
   // Progress on stderr, one cluster at a time (its seeds run in run_seeds, quietly).

@@ -69,4 +69,10 @@ TEST_CASE("orchestra redeploy: bounds the controller refuses, an unknown start o
     CHECK(r.output.find('\n') == r.output.size() - 1);
   }
   CHECK_FALSE(std::filesystem::exists(dir / "bad.pt"));
+  // A file of another kind at --out is refused, not replaced by a policy.
+  testing::write_text(dir / "config.yaml", "name: mine\n");
+  const auto other = testing::run_command(redeploy("--start lcm --out " + (dir / "config.yaml")));
+  CHECK(other.exit_code == 2);
+  CHECK(other.output.find("holds a file that is not a policy file") != std::string::npos);
+  CHECK(testing::read_text(dir / "config.yaml") == "name: mine\n");
 }

@@ -2,6 +2,8 @@
 // and controller (agents/policy_soup.hpp).
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 
 #include "agents/policy_soup.hpp"
@@ -97,4 +99,22 @@ TEST_CASE("orchestra soup writes the mean policy, the same file from the same in
   const auto missing = testing::run_command(bin + " soup " + (dir / "a.pt") + " " + (dir / "none.pt") + " --out " + (dir / "m.pt"));
   CHECK(missing.exit_code == 2);
   CHECK(missing.output.find("none.pt") != std::string::npos);
+
+  // --out replaces a policy file only, and none of the ingredients.
+  testing::write_text(dir / "notes.txt", "my notes\n");
+  const auto notes = testing::run_command(bin + " soup " + (dir / "a.pt") + " " + (dir / "b.pt") + " --out " + (dir / "notes.txt"));
+  CHECK(notes.exit_code == 2);
+  CHECK(notes.output.find("holds a file that is not a policy file") != std::string::npos);
+  CHECK(testing::read_text(dir / "notes.txt") == "my notes\n");
+  const std::string a_before = testing::read_text(dir / "a.pt");
+  const auto onto = testing::run_command(bin + " soup " + (dir / "a.pt") + " " + (dir / "b.pt") + " --out " + (dir / "a.pt"));
+  CHECK(onto.exit_code == 2);
+  CHECK(onto.output.find("is one of the policies averaged") != std::string::npos);
+  CHECK(testing::read_text(dir / "a.pt") == a_before);
+  CHECK(testing::run_command(bin + " soup " + (dir / "a.pt") + " " + (dir / "b.pt") + " --out " + (dir / "again.pt")).exit_code == 0);
+  // A FIFO given as a policy is refused at once (it blocked for good).
+  REQUIRE(::mkfifo((dir / "fifo.pt").c_str(), 0600) == 0);
+  const auto fifo = testing::run_command("timeout 20 " + bin + " soup " + (dir / "a.pt") + " " + (dir / "fifo.pt") + " --out " + (dir / "f.pt"));
+  CHECK(fifo.exit_code == 2);
+  CHECK(fifo.output.find("fifo.pt: is not a regular file") != std::string::npos);
 }

@@ -2,6 +2,8 @@
 // and the exit codes the error base carries.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -111,6 +113,9 @@ TEST_CASE("yaml file: the document, or one config error naming the file (and lin
   common::write_file_atomic((dir / "secret").string(), std::string("key"), common::FileAccess::OwnerOnly);
   CHECK(fs::status(dir / "secret").permissions() == (fs::perms::owner_read | fs::perms::owner_write));
   fails_with((dir / "folder.yaml").string(), ": is a directory, not a config file");  // not libstdc++'s "basic_filebuf::underflow"
+  REQUIRE(::mkfifo((dir / "fifo.yaml").c_str(), 0600) == 0);  // it blocked the reader for good
+  fails_with((dir / "fifo.yaml").string(), ": is not a regular file (a FIFO, socket or device), not a config file");
+  CHECK_THROWS_WITH_AS(common::read_file_bytes((dir / "fifo.yaml").string()), doctest::Contains("is not a regular file"), common::DataError);
   fails_with(write("bad.yaml", "a: 1\nb: [1, 2\n"), ":3: not valid YAML: end of sequence flow not found");
   // A tab that indents: yaml-cpp says only "illegal map value".
   fails_with(write("tab.yaml", "name: x\ntraining:\n\tepochs: 2\n"),

@@ -138,6 +138,22 @@ TEST_CASE("orchestra evaluate: a sweep value twice names the flag, before anythi
   r = testing::run_command(bin + " evaluate " + policy + " " + (tmp / "..yaml") + " --sweep-ms 100 --out " + (tmp / "eval") + " --quiet");
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("evaluate names a cluster's folder after its config file, and this one's name, '.', is '.'") != std::string::npos);
+  // Nor the name of what evaluate writes beside the clusters (it failed after every run, or put
+  // the figures inside the cluster's results).
+  for (const char* own : {"plots", "evaluation.md"}) {
+    fs::copy_file(config, tmp / (std::string(own) + ".yaml"));
+    r = testing::run_command(bin + " evaluate " + policy + " " + (tmp / (std::string(own) + ".yaml")) + " --sweep-ms 100 --out " + (tmp / "eval") + " --quiet");
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("' is the name of what evaluate writes beside them: rename it") != std::string::npos);
+  }
+  // A user's evaluation.md in --out: refused before any run, kept.
+  fs::create_directories(tmp / "notes");
+  testing::write_text(tmp / "notes/evaluation.md", "my notes\n");
+  r = testing::run_command(bin + " evaluate " + policy + " " + config + " --sweep-ms 100 --out " + (tmp / "notes") + " --quiet");
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(r.output.find("evaluation.md") != std::string::npos, r.output);
+  CHECK(testing::read_text(tmp / "notes/evaluation.md") == "my notes\n");
+  CHECK_FALSE(fs::exists(tmp / "notes/quickstart"));
   // --also entries are checked as what they are, not as a line of a generated file.
   r = testing::run_command(bin + " evaluate " + policy + " " + config + " --sweep-ms 100 --also '{name: fixed-t, T_ms: 5, typo: 1}' --out " + (tmp / "eval") + " --quiet");
   CHECK(r.exit_code == 2);
