@@ -300,8 +300,10 @@ void ParameterServer::handle(const std::string& identity, const Message& m, bool
         stop();
         return;
       }
-      const auto version = static_cast<std::int64_t>(m.params_version);
-      if (version > updates_ || updates_ - version > options_.a3c.max_staleness) {
+      // Compared unsigned, before any cast: a version of 2^64-1 cast to int64 read as -1 and 2^63
+      // overflowed the subtraction, and such a gradient from a hostile peer passed as fresh.
+      const std::uint64_t updates = static_cast<std::uint64_t>(updates_);
+      if (m.params_version > updates || updates - m.params_version > static_cast<std::uint64_t>(options_.a3c.max_staleness)) {
         ++drops_.stale;
       } else if (static_cast<std::int64_t>(m.values.size()) != param_count_) {
         ++drops_.wrong_size;
