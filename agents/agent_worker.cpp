@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "agents/actor_critic.hpp"
+#include "agents/endpoints.hpp"
 #include "agents/learner.hpp"
 #include "agents/protocol.hpp"
 #include "agents/rollout.hpp"
@@ -85,6 +86,7 @@ void AgentWorker::connect() {
   socket_.set(zmq::sockopt::linger, 1000);  // let the last Episode/Bye out, but never hang on exit
   socket_.set(zmq::sockopt::sndtimeo, static_cast<int>(options_.a3c.reply_timeout_s * 1000));
   if (options_.curve) make_curve_client(socket_, *options_.curve);
+  set_ipv6_if_needed(socket_, options_.connect);
   socket_.connect(options_.connect);
 }
 

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "agents/checkpoint.hpp"
+#include "agents/endpoints.hpp"
 #include "agents/policy_file.hpp"
 #include "common/atomic_file.hpp"
 #include "common/errors.hpp"
@@ -36,22 +37,6 @@ void start_from_policy(ActorCritic& net, const std::string& path) {
 }
 
 }  // namespace
-
-bool is_loopback_endpoint(const std::string& e) {
-  for (const char* prefix : {"inproc://", "ipc://", "tcp://127.", "tcp://localhost:", "tcp://[::1]:"})
-    if (e.rfind(prefix, 0) == 0) return true;
-  return false;
-}
-
-std::optional<std::string> endpoint_port_problem(const std::string& e) {
-  if (e.rfind("tcp://", 0) != 0) return std::nullopt;
-  const auto colon = e.rfind(':');
-  const std::string port = colon == std::string::npos || colon < 6 ? "" : e.substr(colon + 1);
-  if (port == "*") return std::nullopt;
-  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos || std::stoi(port) > 65535)
-    return e + ": expected tcp://HOST:PORT with a port from 0 to 65535 (or * for any free one), got '" + port + "'";
-  return std::nullopt;
-}
 
 ParameterServer::ParameterServer(zmq::context_t& context, ParameterServerOptions options)
     : options_(std::move(options)), socket_(context, zmq::socket_type::router) {
@@ -101,6 +86,7 @@ ParameterServer::ParameterServer(zmq::context_t& context, ParameterServerOptions
     make_curve_server(socket_, *options_.curve);
   }
   try {
+    set_ipv6_if_needed(socket_, options_.bind);
     socket_.bind(options_.bind);
   } catch (const zmq::error_t& e) {
     throw common::CommError(options_.bind + ": cannot listen here (" + e.what() + ")");

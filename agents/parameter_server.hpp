@@ -163,10 +163,4 @@ class ParameterServer {
   std::ofstream train_csv_;
 };
 
-// True for tcp://127.0.0.1..., tcp://localhost..., tcp://[::1]..., ipc:// and inproc:// endpoints.
-bool is_loopback_endpoint(const std::string& endpoint);
-// What is wrong with a tcp:// endpoint's port (libzmq keeps its low 16 bits: 99999 became 34463),
-// or nullopt; other transports, and the * of any free port, pass.
-std::optional<std::string> endpoint_port_problem(const std::string& endpoint);
-
 }  // namespace agents

@@ -9,6 +9,7 @@
 
 #include "agents/agent_worker.hpp"
 #include "agents/curve_keys.hpp"
+#include "agents/endpoints.hpp"
 #include "agents/learner.hpp"
 #include "agents/parameter_server.hpp"
 #include "agents/agent_processes.hpp"
@@ -141,7 +142,8 @@ CommonFlags parse(const Args& args, const std::vector<std::string>& allowed) {
     } else if (a == "--bind" || a == "--connect") {
       std::string& endpoint = a == "--bind" ? f.bind : f.connect;
       endpoint = value();
-      if (const auto problem = agents::endpoint_port_problem(endpoint)) throw UsageError(a + " " + *problem);
+      const auto use = a == "--bind" ? agents::EndpointUse::Bind : agents::EndpointUse::Connect;
+      if (const auto problem = agents::endpoint_problem(endpoint, use)) throw UsageError(a + " " + *problem);
     } else if (a == "--keys") {
       f.keys = value();
     } else if (a == "--index") {
