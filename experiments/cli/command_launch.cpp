@@ -204,9 +204,13 @@ int command_launch(const Args& args) {
   const env::LaunchOutcome outcome = env::launch_workers(launch);
   if (launch.node_rank != 0) progress.finish();
   if (outcome.exit_code != 0) {
-    const std::string out = flags.run.out_dir.empty() ? "results/<name>" : flags.run.out_dir;
-    std::cerr << "orchestra launch: the run failed: " << outcome.message << ". Results up to the last finished epoch are in " << out
-              << "; continue with --resume.\n";
+    // Rank 0's machine holds the results and checkpoints; another machine's launcher points there.
+    if (launch.node_rank == 0)
+      std::cerr << "orchestra launch: the run failed: " << outcome.message << ". Results up to the last finished epoch are in "
+                << results_dir(config, flags.run) << "; continue with --resume.\n";
+    else
+      std::cerr << "orchestra launch: the run failed: " << outcome.message << ". Rank 0's machine (" << launch.master_addr
+                << ") holds the results up to the last finished epoch; continue with --resume on every machine.\n";
   }
   return outcome.exit_code;
 }

@@ -263,6 +263,7 @@ void check_fault(int signal, const std::string& expected) {
   MESSAGE("the run stopped " << seconds << " s after the worker was hit");
   CHECK(log.find(expected) != std::string::npos);
   CHECK(log.find("continue with --resume") != std::string::npos);
+  CHECK(log.find("Results up to the last finished epoch are in " + (dir / "out") + ";") != std::string::npos);
   const std::size_t kept = data_rows(epochs);
   CHECK(kept >= 1);
   CHECK(std::filesystem::exists(dir / "out/checkpoints/dsgd.pt"));
