@@ -1,6 +1,8 @@
 #include "agents/policy_file.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -30,6 +32,26 @@ double number(const c10::impl::GenericDict& dict, const std::string& key, const 
   if (v.isInt()) return static_cast<double>(v.toInt());
   throw common::DataError(path + ": controller." + key + " must be a number");
 }
+
+// A count the file stores as an integer: a whole number in [lo, hi]. A hand-edited 1.9, -5 or
+// 2^32 + 64 was narrowed to an int without a word (read as 1, or as a 64-wide layer).
+std::int64_t whole_number(const c10::IValue& v, const std::string& what, std::int64_t lo, std::int64_t hi, const std::string& path) {
+  const std::string range = "a whole number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+  std::int64_t n = 0;
+  if (v.isInt()) {
+    n = v.toInt();
+  } else if (v.isDouble() && std::isfinite(v.toDouble()) && std::floor(v.toDouble()) == v.toDouble() && std::fabs(v.toDouble()) < 9e15) {
+    n = static_cast<std::int64_t>(v.toDouble());  // Python's 2.0: whole, and exact in a double
+  } else {
+    throw common::DataError(path + ": " + what + " must be " + range);
+  }
+  if (n < lo || n > hi) throw common::DataError(path + ": " + what + " must be " + range + ", got " + std::to_string(n));
+  return n;
+}
+
+// Widths and sizes beyond any network this toolkit trains: a larger one is a damaged file, and
+// would ask for gigabytes before its weights were found missing.
+constexpr std::int64_t kMaxWidth = 1 << 16;
 
 std::string text(const c10::impl::GenericDict& dict, const std::string& key, const std::string& path) {
   const c10::IValue v = field(dict, key, path);
@@ -76,7 +98,7 @@ PolicyControl read_control(const c10::impl::GenericDict& c, const std::string& p
   control.interval = interval == "rounds" ? orchestra::DecisionInterval::Rounds : orchestra::DecisionInterval::Epoch;
   control.unit_ms = number(c, "unit_ms", path);
   control.factor = number(c, "factor", path);
-  control.interval_rounds = static_cast<int>(number(c, "interval_rounds", path));
+  control.interval_rounds = static_cast<int>(whole_number(field(c, "interval_rounds", path), "controller.interval_rounds", 1, 1 << 30, path));
   control.min_barrier_ms = number(c, "min_T_ms", path);
   control.max_barrier_ms = number(c, "max_T_ms", path);
   control.min_barrier_x_start = number(c, "min_T_x_start", path);
@@ -352,14 +374,13 @@ A3cPolicy A3cPolicy::from_pickle(const c10::IValue& value, const std::string& pa
                              std::to_string(kFormatVersion) +
                              (version < kFormatVersion ? " (the barrier state changed: retrain with orchestra train)" : ""));
   ActorCriticSpec spec;
-  spec.observation_size = static_cast<int>(field(root, "observation_size", path).toInt());
+  spec.observation_size = static_cast<int>(whole_number(field(root, "observation_size", path), "observation_size", 1, kMaxWidth, path));
   spec.hidden.clear();
   // torch::pickle_save writes an int list; torch.save from Python a generic list of ints.
   const c10::IValue hidden = field(root, "hidden", path);
-  if (!hidden.isList()) throw common::DataError(path + ": hidden must be a list of layer widths");
+  if (!hidden.isList() || hidden.toListRef().size() > 64) throw common::DataError(path + ": hidden must be a list of at most 64 layer widths");
   for (const c10::IValue& h : hidden.toListRef()) {
-    if (!h.isInt() || h.toInt() < 1) throw common::DataError(path + ": hidden must be a list of positive layer widths");
-    spec.hidden.push_back(static_cast<int>(h.toInt()));
+    spec.hidden.push_back(static_cast<int>(whole_number(h, "each of hidden's layer widths", 1, kMaxWidth, path)));
   }
   // The moves of the outputs: -m ... m in order (files before moves of two sizes: [-1, 0, 1]).
   const c10::IValue actions = field(root, "actions", path);
@@ -396,7 +417,8 @@ A3cPolicy A3cPolicy::from_pickle(const c10::IValue& value, const std::string& pa
   }
   PolicyControl read = read_control(control.toGenericDict(), path);
   read.max_move = max_move;
-  return A3cPolicy(net, field(root, "updates", path).toInt(), read, std::move(training));
+  const std::int64_t updates = whole_number(field(root, "updates", path), "updates", 0, std::numeric_limits<std::int64_t>::max(), path);
+  return A3cPolicy(net, updates, read, std::move(training));
 }
 
 A3cPolicy load_policy_of_shape(const std::string& path, const ActorCriticSpec& shape) {

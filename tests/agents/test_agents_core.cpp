@@ -331,6 +331,55 @@ TEST_CASE("loading a missing or foreign file says which and why") {
   }
 }
 
+TEST_CASE("a policy file's counts must be whole numbers in range: none is narrowed to another value") {
+  testing::TempDir dir;
+  const std::string shipped = testing::read_text(std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/orchestra-a3c.pt");
+  const auto root = [&] { return torch::pickle_load(std::vector<char>(shipped.begin(), shipped.end())).toGenericDict(); };
+  const auto write = [&](const std::string& name, const c10::impl::GenericDict& edited) {
+    const std::vector<char> out = torch::pickle_save(c10::IValue(edited));
+    testing::write_text(dir / name, std::string(out.begin(), out.end()));
+    return dir / name;
+  };
+  const auto refused = [&](const std::string& name, const c10::impl::GenericDict& edited, const std::string& expected) {
+    CAPTURE(name);
+    const std::string path = write(name, edited);
+    try {
+      agents::A3cPolicy::load(path);
+      FAIL("loaded " << name);
+    } catch (const common::DataError& e) {
+      const std::string what = e.what();
+      CHECK(what.rfind(path + ": ", 0) == 0);
+      CHECK(what.find(expected) != std::string::npos);
+    }
+  };
+  agents::A3cPolicy original = agents::A3cPolicy::load(write("same.pt", root()));
+  REQUIRE(original.network()->spec().hidden.size() >= 1);
+  // 2^32 + 64 was read as a 64-wide layer (an int's low 32 bits).
+  c10::impl::GenericDict wide = root();
+  std::vector<std::int64_t> hidden(original.network()->spec().hidden.begin(), original.network()->spec().hidden.end());
+  hidden[0] += std::int64_t{1} << 32;
+  wide.insert_or_assign("hidden", hidden);
+  refused("wide.pt", wide, "each of hidden's layer widths must be a whole number in [1, 65536], got 4294967");
+  c10::impl::GenericDict observed = root();
+  observed.insert_or_assign("observation_size", (std::int64_t{1} << 32) + original.observation_size());
+  refused("observed.pt", observed, "observation_size must be a whole number in [1, 65536]");
+  c10::impl::GenericDict negative = root();
+  negative.insert_or_assign("updates", std::int64_t{-5});
+  refused("negative.pt", negative, "updates must be a whole number in [0, ");
+  const auto with_rounds = [&](const c10::IValue& rounds) {
+    c10::impl::GenericDict edited = root();
+    c10::impl::GenericDict controller = edited.at("controller").toGenericDict();
+    controller.insert_or_assign("interval_rounds", rounds);
+    edited.insert_or_assign("controller", controller);
+    return edited;
+  };
+  // 1.9 rounds was read as 1; 2^31 + 3 as 3.
+  refused("fraction.pt", with_rounds(1.9), "controller.interval_rounds must be a whole number in [1, 1073741824]");
+  refused("huge.pt", with_rounds((std::int64_t{1} << 31) + 3), "controller.interval_rounds must be a whole number in [1, 1073741824], got 2147483651");
+  // A whole number written as a float (Python's 2.0) is that number.
+  CHECK(agents::A3cPolicy::load(write("float.pt", with_rounds(2.0))).control().interval_rounds == 2);
+}
+
 TEST_CASE("rollouts stop at the episode end and the toy env is seeded") {
   agents::ToyBarrierEnv env_a, env_b;
   torch::manual_seed(1);
