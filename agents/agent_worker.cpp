@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <random>
+#include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "agents/actor_critic.hpp"
 #include "agents/endpoints.hpp"
@@ -15,9 +17,10 @@
 namespace agents {
 namespace {
 
-// The server's answer to our last request, skipping anything else (a late Params after a resend,
-// or a frame we cannot read); nullopt when nothing usable came within the timeout.
-std::optional<Message> await_reply(zmq::socket_t& socket, std::size_t max_values, double timeout_s) {
+// The server's answer to our last request, skipping anything else (a Welcome of a Hello sent
+// again, while pushing; a frame we cannot read); nullopt when nothing usable came in time.
+enum class Awaiting { Welcome, Params };
+std::optional<Message> await_reply(zmq::socket_t& socket, std::size_t max_values, double timeout_s, Awaiting awaiting) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                                 std::chrono::duration<double>(timeout_s));
   while (true) {
@@ -31,7 +34,7 @@ std::optional<Message> await_reply(zmq::socket_t& socket, std::size_t max_values
     const Decoded d = decode(frame.data(), frame.size(), max_values);
     if (d.drop != DropReason::None) continue;
     const MessageType t = d.message.type;
-    if (t == MessageType::Welcome || t == MessageType::Params || t == MessageType::Stop) return d.message;
+    if (t == MessageType::Stop || t == (awaiting == Awaiting::Welcome ? MessageType::Welcome : MessageType::Params)) return d.message;
   }
 }
 
@@ -107,13 +110,19 @@ class ServerLink final : public LearnerLink {
   bool push(const GradientResult& g) override {
     send(socket_, Message{MessageType::Gradient, result_.agent_id, version_, 0, g.gradient});
     ++result_.gradients_pushed;
-    const std::optional<Message> answer = await_reply(socket_, count_, timeout_s_);
+    const std::optional<Message> answer = await_reply(socket_, count_, timeout_s_, Awaiting::Params);
     if (!answer) {
       result_.exit = AgentExit::ServerTimeout;
       return false;
     }
     if (answer->type == MessageType::Stop) {
-      result_.exit = AgentExit::Stopped;
+      const auto reason = static_cast<StopReason>(answer->aux);
+      if (reason == StopReason::UnknownAgent || reason == StopReason::ServerStopped) {
+        join_again_ = reason;
+        stopped_at_ = answer->params_version;
+      } else {
+        result_.exit = reason == StopReason::OtherNetwork ? AgentExit::Refused : AgentExit::Stopped;
+      }
       return false;
     }
     if (answer->values.size() == count_) {  // otherwise not ours to use: keep the old parameters
@@ -135,7 +144,13 @@ class ServerLink final : public LearnerLink {
     result_.episodes += static_cast<std::int64_t>(finished.size());
   }
 
+  // Set when the server's Stop asked this agent to join again, and the update it stopped at.
+  std::optional<StopReason> join_again() const { return join_again_; }
+  std::uint64_t stopped_at() const { return stopped_at_; }
+
  private:
+  std::optional<StopReason> join_again_;
+  std::uint64_t stopped_at_ = 0;
   zmq::socket_t& socket_;
   ActorCritic& net_;
   AgentResult& result_;
@@ -146,40 +161,78 @@ class ServerLink final : public LearnerLink {
 
 }  // namespace
 
+constexpr double kHelloAgainS = 1.0;
+
+std::optional<Message> AgentWorker::join(int observation_size, std::size_t count, AgentResult& result) {
+  // One deadline for the whole join: a server that is draining answers a Hello with Stop at once,
+  // and one restarting answers when it is bound again.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                               std::chrono::duration<double>(options_.a3c.reply_timeout_s));
+  while (true) {
+    const double left_s = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+    if (left_s <= 0) break;
+    // Without waiting: with no connection to queue it on (a peer refused by CURVE, a server not
+    // yet bound), the next round sends it again.
+    const std::vector<char> hello =
+        encode(Message{MessageType::Hello, 0, 0, static_cast<std::uint64_t>(observation_size), {static_cast<float>(count)}});
+    (void)socket_.send(zmq::buffer(hello), zmq::send_flags::dontwait);
+    // Sent again each second: a Hello that reached a server as it closed is lost, and its
+    // successor on the endpoint answers the next one (a server answers a repeat with the same Welcome).
+    const std::optional<Message> reply = await_reply(socket_, count, std::min(left_s, kHelloAgainS), Awaiting::Welcome);
+    if (!reply) continue;
+    if (reply->type == MessageType::Welcome) return reply;
+    const auto reason = static_cast<StopReason>(reply->aux);
+    if (reason == StopReason::ServerStopped || reason == StopReason::UnknownAgent) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));  // the old server is closing: ask its successor
+      continue;
+    }
+    // Training already over: done for an agent that took part, a refusal for one that never did.
+    result.exit = reason == StopReason::TrainingOver && result.gradients_pushed > 0 ? AgentExit::Stopped : AgentExit::Refused;
+    return std::nullopt;
+  }
+  result.exit = AgentExit::ServerTimeout;
+  return std::nullopt;
+}
+
 AgentResult AgentWorker::run() {
   AgentResult result;
   const int observation_size = vector_ ? vector_->observation_size() : envs_.front()->observation_size();
   const int max_move = vector_ ? vector_->max_move() : envs_.front()->max_move();
   ActorCritic net(ActorCriticSpec{observation_size, options_.a3c.hidden, orchestra::num_barrier_actions(max_move)});
   const std::size_t count = static_cast<std::size_t>(parameter_count(net));
-  send(socket_, Message{MessageType::Hello, 0, 0, static_cast<std::uint64_t>(observation_size), {static_cast<float>(count)}});
-  const std::optional<Message> welcome = await_reply(socket_, count, options_.a3c.reply_timeout_s);
-  if (!welcome) {
-    result.exit = AgentExit::ServerTimeout;
-    return result;
+  std::uint64_t version = 0;
+  while (true) {
+    const std::optional<Message> welcome = join(observation_size, count, result);
+    if (!welcome) return result;
+    result.agent_id = welcome->agent_id;
+    version = welcome->params_version;
+    set_flat_parameters(net, welcome->values);
+    // Everything random in this agent derives from the seed the server drew for it.
+    const std::unique_ptr<Learner> learner =
+        find_learner(options_.a3c.algorithm).make(LearnerSetup{options_.a3c, envs_, welcome->aux, vector_.get()});
+    say("agent " + std::to_string(result.agent_id) + " joined at version " + std::to_string(version));
+    ServerLink link(socket_, net, result, version, options_.a3c.reply_timeout_s);
+    learner->learn(net, link);
+    result.env_steps += learner->env_steps();
+    result.last_params_version = version;
+    if (!link.join_again()) break;
+    // A server stopped early (Ctrl-C, SIGTERM) is resumed with serve --resume, and one restarted
+    // does not know this agent: either way the agent joins the server at its endpoint again,
+    // within reply_timeout_s, rather than end as if training were over (issue 41's audit).
+    ++result.rejoins;
+    std::ostringstream line;
+    line << "agent " << result.agent_id << ": " << to_string(*link.join_again()) << " (update " << link.stopped_at()
+         << "); joining again within " << options_.a3c.reply_timeout_s << " s";
+    say(line.str());
   }
-  if (welcome->type != MessageType::Welcome) {
-    result.exit = welcome->type == MessageType::Stop ? AgentExit::Refused : AgentExit::ServerTimeout;
-    return result;
-  }
-  result.agent_id = welcome->agent_id;
-  std::uint64_t version = welcome->params_version;
-  set_flat_parameters(net, welcome->values);
-  // Everything random in this agent derives from the seed the server drew for it.
-  const std::unique_ptr<Learner> learner =
-      find_learner(options_.a3c.algorithm).make(LearnerSetup{options_.a3c, envs_, welcome->aux, vector_.get()});
-  say("agent " + std::to_string(result.agent_id) + " joined at version " + std::to_string(version));
-  ServerLink link(socket_, net, result, version, options_.a3c.reply_timeout_s);
-  learner->learn(net, link);
-  result.env_steps = learner->env_steps();
-  result.last_params_version = version;
   try {
     send(socket_, Message{MessageType::Bye, result.agent_id, version, 0, {}});
   } catch (const std::exception&) {
     // The server is gone; nobody to say goodbye to.
   }
   say("agent " + std::to_string(result.agent_id) + ": " + to_string(result.exit) + " after " +
-      std::to_string(result.gradients_pushed) + " pushes, " + std::to_string(result.episodes) + " episodes");
+      std::to_string(result.gradients_pushed) + " pushes, " + std::to_string(result.episodes) + " episodes" +
+      (result.rejoins > 0 ? ", joined again " + std::to_string(result.rejoins) + (result.rejoins == 1 ? " time" : " times") : ""));
   return result;
 }
 

@@ -18,6 +18,7 @@
 
 #include "agents/a3c_options.hpp"
 #include "agents/curve_keys.hpp"
+#include "agents/protocol.hpp"
 #include "orchestra/barrier_env.hpp"
 #include "orchestra/vector_barrier_env.hpp"
 
@@ -33,7 +34,7 @@ struct AgentWorkerOptions {
 enum class AgentExit {
   Stopped,        // the server said training is over
   ServerTimeout,  // no answer within reply_timeout_s
-  Refused,        // the server refused the Hello (another network) or does not know this agent
+  Refused,        // the server refused the Hello (another network), or training was over before it joined
 };
 
 struct AgentResult {
@@ -42,6 +43,7 @@ struct AgentResult {
   std::int64_t gradients_pushed = 0;
   std::int64_t env_steps = 0;
   std::int64_t episodes = 0;
+  int rejoins = 0;  // joins after a server stopped early or restarted (StopReason)
   std::uint64_t last_params_version = 0;
 };
 
@@ -60,6 +62,8 @@ class AgentWorker {
  private:
   void connect();
   void say(const std::string& line) const;
+  // Hello until a Welcome (nullopt, with result.exit set, when refused or nothing answered).
+  std::optional<Message> join(int observation_size, std::size_t count, AgentResult& result);
 
   AgentWorkerOptions options_;
   std::vector<std::unique_ptr<orchestra::BarrierEnv>> owned_;

@@ -126,7 +126,7 @@ void ParameterServer::open_train_csv() {
   if (!train_csv_) throw common::SystemError(path + ": cannot write");
 }
 
-ServeResult ParameterServer::serve(const std::function<bool()>& keep_going) {
+ServeResult ParameterServer::serve(const std::function<bool()>& keep_going, const std::function<bool()>& drain_while) {
   ServeResult result;
   result.start_updates = start_updates_;
   const auto idle_limit = std::chrono::duration<double>(options_.a3c.idle_timeout_s);
@@ -156,7 +156,9 @@ ServeResult ParameterServer::serve(const std::function<bool()>& keep_going) {
       say("policy written to " + (std::filesystem::path(options_.out_dir) / "policy.pt").string());
     }
   }
-  // Tell the agents still asking that training is over, within a bounded wait.
+  // Tell the agents still asking that training is over, or that this server stopped early (they
+  // join its successor), within a bounded wait. It goes on after keep_going said stop (Ctrl-C on
+  // `serve`: remote agents waiting on a push would otherwise wait out their reply timeout).
   const auto drain_until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                               std::chrono::duration<double>(std::min(options_.a3c.reply_timeout_s, 10.0)));
   const auto anyone_left = [this] {
@@ -164,8 +166,8 @@ ServeResult ParameterServer::serve(const std::function<bool()>& keep_going) {
       if (!a.second.left && !a.second.lost) return true;
     return false;
   };
-  // keep_going ends it too: `train` says no once its agent processes are gone or Ctrl-C asked.
-  while (anyone_left() && Clock::now() < drain_until && (!keep_going || keep_going())) handle_one(true);
+  // drain_while ends it too: `train` says no once its agent processes are gone.
+  while (anyone_left() && Clock::now() < drain_until && (!drain_while || drain_while())) handle_one(true);
 
   result.updates = updates_.load();
   result.episodes = episodes_;
@@ -210,10 +212,13 @@ bool ParameterServer::handle_one(bool finishing) {
       // A push from a known agent that waits for parameters: answer it so it does not time out.
       if (d.message.type == MessageType::Gradient) {
         const auto it = agents_.find(d.message.agent_id);
-        if (it != agents_.end() && it->second.identity == identity)
+        if (it != agents_.end() && it->second.identity == identity) {
+          if (finishing) it->second.left = true;
           reply(identity, Message{finishing ? MessageType::Stop : MessageType::Params, d.message.agent_id,
-                                  static_cast<std::uint64_t>(updates_.load()), 0,
+                                  static_cast<std::uint64_t>(updates_.load()),
+                                  finishing ? static_cast<std::uint64_t>(finishing_reason()) : 0,
                                   finishing ? std::vector<float>{} : current_values()});
+        }
       }
       break;
     default: ++drops_.malformed; break;
@@ -232,9 +237,16 @@ void ParameterServer::reply(const std::string& identity, const Message& message)
   }
 }
 
+// What the closing drain tells an agent: done, or stopped early (to be resumed, so join again).
+StopReason ParameterServer::finishing_reason() const {
+  return updates_.load() >= options_.a3c.total_updates || stop_requested_ ? StopReason::TrainingOver : StopReason::ServerStopped;
+}
+
 void ParameterServer::handle(const std::string& identity, const Message& m, bool finishing) {
   const auto now = Clock::now();
-  const auto stop = [&] { reply(identity, Message{MessageType::Stop, m.agent_id, static_cast<std::uint64_t>(updates_.load()), 0, {}}); };
+  const auto stop = [&](StopReason reason) {
+    reply(identity, Message{MessageType::Stop, m.agent_id, static_cast<std::uint64_t>(updates_.load()), static_cast<std::uint64_t>(reason), {}});
+  };
   const auto params = [&](std::uint32_t id) {
     return Message{MessageType::Params, id, static_cast<std::uint64_t>(updates_.load()), 0, current_values()};
   };
@@ -243,26 +255,37 @@ void ParameterServer::handle(const std::string& identity, const Message& m, bool
         static_cast<std::int64_t>(m.values[0]) != param_count_) {
       ++drops_.wrong_size;
       say("refused an agent with another network (observation size " + std::to_string(m.aux) + ")");
-      stop();
+      stop(StopReason::OtherNetwork);
       return;
     }
     if (finishing) {
-      stop();
+      stop(finishing_reason());
       return;
     }
-    // A second Hello on one connection ends the agent it welcomed before: one record per peer,
-    // so a peer that says Hello in a loop cannot grow the table (and each poll's silence check).
+    // A second Hello on one connection: one record per peer, so a peer that says Hello in a loop
+    // cannot grow the table (and each poll's silence check). Before its first push it is the
+    // agent's Hello sent again (the first may have gone to a server that was closing): the same
+    // Welcome, id and seed. After, the agent started over: it replaces the record.
     for (auto earlier = agents_.begin(); earlier != agents_.end(); ++earlier)
       if (earlier->second.identity == identity) {
+        if (!earlier->second.pushed && !earlier->second.lost && !earlier->second.left) {
+          earlier->second.last_seen = now;
+          Message again = params(earlier->first);
+          again.type = MessageType::Welcome;
+          again.aux = earlier->second.seed;
+          reply(identity, again);
+          return;
+        }
         if (earlier->second.lost) --agents_lost_;
         agents_.erase(earlier);
         break;
       }
     const auto id = static_cast<std::uint32_t>(next_agent_id_++);
-    agents_[id] = AgentRecord{identity, now, false, false};
+    const std::uint64_t seed = rng_();  // the agent's seed: episodes and action sampling
+    agents_[id] = AgentRecord{identity, now, false, false, seed, false};
     Message welcome = params(id);
     welcome.type = MessageType::Welcome;
-    welcome.aux = rng_();  // the agent's seed: episodes and action sampling
+    welcome.aux = seed;
     reply(identity, welcome);
     say("agent " + std::to_string(id) + " joined");
     return;
@@ -270,7 +293,9 @@ void ParameterServer::handle(const std::string& identity, const Message& m, bool
   const auto it = agents_.find(m.agent_id);
   if (it == agents_.end() || it->second.identity != identity) {
     ++drops_.unknown_agent;
-    if (m.type == MessageType::Gradient) stop();  // it is waiting; tell it to leave rather than hang
+    // It is waiting: rather than let it hang, tell it to join again (this server was restarted
+    // with --resume, or its connection was made anew).
+    if (m.type == MessageType::Gradient) stop(finishing ? finishing_reason() : StopReason::UnknownAgent);
     return;
   }
   AgentRecord& agent = it->second;
@@ -282,8 +307,10 @@ void ParameterServer::handle(const std::string& identity, const Message& m, bool
   }
   switch (m.type) {
     case MessageType::Gradient: {
+      agent.pushed = true;
       if (finishing) {
-        stop();
+        stop(finishing_reason());
+        agent.left = true;  // told: it leaves, or joins the next server under a new id
         return;
       }
       // Compared unsigned, before any cast: a version of 2^64-1 cast to int64 read as -1 and 2^63
@@ -297,7 +324,7 @@ void ParameterServer::handle(const std::string& identity, const Message& m, bool
         apply_gradient(m.values, m.agent_id);
       }
       if (updates_ >= options_.a3c.total_updates) {
-        stop();
+        stop(StopReason::TrainingOver);
       } else {
         reply(identity, params(m.agent_id));
       }

@@ -103,11 +103,13 @@ class ParameterServer {
 
   std::string endpoint() const;  // the bound address, e.g. tcp://127.0.0.1:43817
   // Serves until total_updates, request_stop(), keep_going() returning false (called between
-  // polls) or the idle timeout. Then writes the checkpoint and policy, and tells every agent that
-  // asks to stop (for up to reply_timeout_s, until all known agents have said goodbye, or while
-  // keep_going() still holds).
-  ServeResult serve(const std::function<bool()>& keep_going = {});
-  void request_stop() { stop_requested_ = true; }  // thread-safe
+  // polls) or the idle timeout. Then writes the checkpoint and policy, and answers every agent that
+  // asks (for up to 10 s or reply_timeout_s, until every known agent was answered or said goodbye,
+  // and while drain_while() holds): training is over (total_updates reached, or request_stop()),
+  // or this server stopped early (keep_going, the idle timeout: a `serve --resume` will follow,
+  // and the agents join it again; StopReason).
+  ServeResult serve(const std::function<bool()>& keep_going = {}, const std::function<bool()>& drain_while = {});
+  void request_stop() { stop_requested_ = true; }  // thread-safe: ends training for good
 
   ActorCritic& network();  // the global network, brought up to date with the optimizer's tensor
   // Safe to read from another thread while serve() runs (tests and monitors poll it).
@@ -122,11 +124,14 @@ class ParameterServer {
     std::chrono::steady_clock::time_point last_seen;
     bool lost = false;
     bool left = false;
+    std::uint64_t seed = 0;  // the one its Welcome gave
+    bool pushed = false;     // a gradient came since that Welcome
   };
   using Clock = std::chrono::steady_clock;
 
   bool handle_one(bool finishing);
   void handle(const std::string& identity, const Message& message, bool finishing);
+  StopReason finishing_reason() const;
   void reply(const std::string& identity, const Message& message);
   void apply_gradient(std::vector<float> gradient, std::uint32_t agent_id);
   void check_silence(Clock::time_point now);

@@ -24,6 +24,16 @@ bool known_type(std::uint16_t t) {
 
 }  // namespace
 
+const char* to_string(StopReason reason) {
+  switch (reason) {
+    case StopReason::TrainingOver: return "training is over";
+    case StopReason::OtherNetwork: return "another network than the server's";
+    case StopReason::UnknownAgent: return "the server does not know this agent (it was restarted)";
+    case StopReason::ServerStopped: return "the server stopped before training was over";
+  }
+  return "?";
+}
+
 const char* to_string(DropReason reason) {
   switch (reason) {
     case DropReason::None: return "none";

@@ -36,9 +36,20 @@ enum class MessageType : std::uint16_t {
   Gradient = 3,  // agent -> server: flat gradient computed at params version
   Params = 4,    // server -> agent: the current parameters (the reply to every gradient)
   Episode = 5,   // agent -> server: finished episodes (EpisodeStats as 5 values each, n >= 1 of them), no reply
-  Stop = 6,      // server -> agent: training is over (or the agent was refused); leave
+  Stop = 6,      // server -> agent: leave, or join again; why in aux (StopReason)
   Bye = 7,       // agent -> server: leaving
 };
+
+// Why a Stop was sent (its aux; a server before this field sends 0, training over). An agent
+// leaves on the first two and joins again on the others: a server restarted with --resume, or
+// one that stopped early and is about to be, must not end its agents as if training were done.
+enum class StopReason : std::uint64_t {
+  TrainingOver = 0,   // the server reached its total updates
+  OtherNetwork = 1,   // the Hello's network is not the server's
+  UnknownAgent = 2,   // an agent id this server never welcomed on this connection (it was restarted)
+  ServerStopped = 3,  // the server stopped before its total updates (Ctrl-C, a scheduler's SIGTERM)
+};
+const char* to_string(StopReason reason);
 
 struct Message {
   MessageType type = MessageType::Hello;

@@ -80,6 +80,9 @@ const char* kAgentHelp = R"(usage: orchestra agent CONFIG --connect ENDPOINT [--
 
 Runs one A3C agent against a parameter server: its environment is CONFIG's experiments[K mod n]
 (with a3c.envs_per_agent E, its E environments are experiments[(K E + j) mod n], j < E).
+It exits 0 when training is over. A server stopped early (Ctrl-C, SIGTERM) or restarted is joined
+again at ENDPOINT, so `orchestra serve --resume` within a3c.reply_timeout_s goes on with the same
+agents; after that it exits 1 ("no answer from the server").
 
 example:
   orchestra agent configs/a3c_train.yaml --connect tcp://127.0.0.1:5555 --index 1
@@ -199,14 +202,14 @@ std::vector<ProgressField> training_fields(const agents::TrainingStats& s) {
 // Serves until done, with a progress line ticked between polls. `also` (may be empty) runs there
 // too and can stop the serving by returning false.
 agents::ServeResult serve_with_progress(agents::ParameterServer& server, ProgressReporter& progress, const std::string& label,
-                                        const std::function<bool()>& also) {
+                                        const std::function<bool()>& also, const std::function<bool()>& drain_while = {}) {
   const agents::TrainingStats first = server.stats();
   progress.start(label, "updates", static_cast<double>(first.total_updates), static_cast<double>(first.updates));
   const agents::ServeResult result = server.serve([&] {
     const agents::TrainingStats s = server.stats();
     progress.update(static_cast<double>(s.updates), training_fields(s));
     return also ? also() : true;
-  });
+  }, drain_while);
   progress.update(static_cast<double>(server.stats().updates), training_fields(server.stats()));
   progress.finish();
   return result;
@@ -258,7 +261,8 @@ int command_train(const Args& args) {
   // Between polls: reap agents that ended; when none is left there is nobody to wait for.
   const common::InterruptRequest interrupt;
   const agents::ServeResult result =
-      serve_with_progress(server, progress, "train", [&] { return !interrupt.requested() && children.poll() > 0; });
+      serve_with_progress(server, progress, "train", [&] { return !interrupt.requested() && children.poll() > 0; },
+                          [&] { return !interrupt.requested() && children.poll() > 0; });
   children.stop_all(std::chrono::milliseconds(static_cast<long>(std::min(options.a3c.reply_timeout_s, 10.0) * 1000)));
   return finish("train", result, options.out_dir, interrupt);
 }

@@ -7,6 +7,7 @@
 #include <exception>
 #include <filesystem>
 #include <optional>
+#include <sstream>
 #include <future>
 #include <thread>
 
@@ -404,4 +405,79 @@ TEST_CASE("lr_decay linear: each server step uses learning_rate x (1 - update / 
   options.bind = "inproc://a3c-lr-3";
   const std::vector<double> resumed = adam_steps(options, 1);
   CHECK(resumed[0] == doctest::Approx(0.00625 * adam).epsilon(1e-4));
+}
+
+TEST_CASE("an agent whose server stopped early (Ctrl-C) joins it again after serve --resume, and trains to the end") {
+  testing::TempDir dir;
+  // ipc://, so that the second server binds the endpoint the first one held.
+  auto options = server_options(small_options(30), "ipc://" + (dir / "server.ipc"));
+  options.out_dir = dir.path.string();
+  options.a3c.checkpoint_every = 5;
+  options.a3c.idle_timeout_s = 5;  // without the join again, the resumed server waits this long for nobody
+  zmq::context_t context;
+  std::ostringstream log;
+  std::future<agents::AgentResult> agent;
+  agents::ServeResult first;
+  {
+    agents::ParameterServer server(context, options);
+    agent = std::async(std::launch::async, [&context, &options, &log] {
+      std::vector<std::unique_ptr<orchestra::BarrierEnv>> envs;
+      envs.push_back(std::make_unique<agents::ToyBarrierEnv>());
+      agents::AgentWorkerOptions ao;
+      ao.a3c = options.a3c;
+      ao.connect = options.bind;
+      ao.log = &log;  // the agent's thread alone writes it; read once it is done
+      return agents::AgentWorker(context, ao, std::move(envs)).run();
+    });
+    // Stopped at update 10 as Ctrl-C stops it: its checkpoint written, the agent told in the drain.
+    first = server.serve([&server] { return server.updates() < 10; });
+  }
+  CHECK(first.outcome == agents::ServeOutcome::Stopped);
+  CHECK(first.updates == 10);
+  auto resumed = options;
+  resumed.resume = true;
+  agents::ParameterServer server(context, resumed);
+  const agents::ServeResult second = server.serve();
+  const agents::AgentResult a = agent.get();
+  CHECK(second.outcome == agents::ServeOutcome::Finished);
+  CHECK(second.start_updates == 10);
+  CHECK(second.updates == 30);
+  CHECK(second.agents_joined == 1);  // the same agent: before, it left with exit 0 at update 10
+  CHECK(a.exit == agents::AgentExit::Stopped);
+  CHECK(a.rejoins == 1);
+  CHECK(a.gradients_pushed >= 30);
+  MESSAGE(log.str());
+  CHECK(log.str().find("the server stopped before training was over (update 10); joining again within 10 s") != std::string::npos);
+  CHECK(log.str().find("joined again 1 time") != std::string::npos);
+}
+
+TEST_CASE("Stop says why: training over, another network, an agent the server does not know") {
+  zmq::context_t context;
+  auto options = server_options(small_options(2), "inproc://stop-reasons");
+  agents::ParameterServer server(context, options);
+  const std::size_t count = static_cast<std::size_t>(agents::parameter_count(server.network()));
+  std::thread serving([&server] { (void)server.serve(); });
+  const auto reason = [](const agents::Decoded& d) {
+    CHECK(d.message.type == agents::MessageType::Stop);
+    return static_cast<agents::StopReason>(d.message.aux);
+  };
+  {
+    ManualAgent stranger(context, options.bind, count);
+    // An id this server never gave on this connection: what an agent of a restarted server sends.
+    CHECK(reason(stranger.exchange(agents::Message{agents::MessageType::Gradient, stranger.id + 7, 0, 0,
+                                                   std::vector<float>(count, 0.0f)})) == agents::StopReason::UnknownAgent);
+    zmq::socket_t other(context, zmq::socket_type::dealer);
+    other.set(zmq::sockopt::linger, 0);
+    other.connect(options.bind);
+    other.send(zmq::buffer(agents::encode(agents::Message{agents::MessageType::Hello, 0, 0, 3, {static_cast<float>(count)}})),
+               zmq::send_flags::none);
+    zmq::message_t r = recv_with_timeout(other, 10000);
+    CHECK(reason(agents::decode(r.data(), r.size(), count)) == agents::StopReason::OtherNetwork);
+    CHECK(stranger.exchange(agents::Message{agents::MessageType::Gradient, stranger.id, 0, 0, std::vector<float>(count, 0.0f)}).message.type ==
+          agents::MessageType::Params);
+    CHECK(reason(stranger.exchange(agents::Message{agents::MessageType::Gradient, stranger.id, 1, 0, std::vector<float>(count, 0.0f)})) ==
+          agents::StopReason::TrainingOver);
+    stranger.bye(2);  // so the server's closing drain ends now
+  }
+  serving.join();
 }

@@ -218,18 +218,31 @@ TEST_CASE("a peer that says Hello again and again is one agent: the table does n
   ManualAgent agent(context, server.endpoint(), count);
   const std::uint32_t first_id = agent.id;
   const agents::Message hello{agents::MessageType::Hello, 0, 0, agents::ToyBarrierEnv::kObservationSize, {static_cast<float>(count)}};
+  // Before its first push, a Hello again is the agent's Hello sent again (the first may have gone
+  // to a server that was closing): the same id and seed.
+  const std::uint64_t seed = agent.exchange(hello).message.aux;
+  for (int k = 0; k < 50; ++k) {
+    const agents::Decoded d = agent.exchange(hello);
+    REQUIRE(d.message.type == agents::MessageType::Welcome);
+    CHECK(d.message.agent_id == first_id);
+    CHECK(d.message.aux == seed);
+  }
+  CHECK(agent.push(0, 0.01f) != 0);
+  // After a push, a Hello starts the agent over: a new id (then the same again), the old one over.
   for (int k = 0; k < 50; ++k) REQUIRE(agent.exchange(hello).message.type == agents::MessageType::Welcome);
   agent.id = agent.exchange(hello).message.agent_id;
-  // The id of the first Hello is over: a push under it is told to stop, one under the newest trains.
+  CHECK(agent.id != first_id);
   const std::vector<float> welcomed = agent.parameters;
-  CHECK(agent.exchange(agents::Message{agents::MessageType::Gradient, first_id, 0, 0, std::vector<float>(count, 0.01f)}).message.type ==
-        agents::MessageType::Stop);
+  const agents::Decoded old_id =
+      agent.exchange(agents::Message{agents::MessageType::Gradient, first_id, 1, 0, std::vector<float>(count, 0.01f)});
+  CHECK(old_id.message.type == agents::MessageType::Stop);
+  CHECK(old_id.message.aux == static_cast<std::uint64_t>(agents::StopReason::UnknownAgent));
   agent.parameters = welcomed;  // the Stop carried none
-  CHECK(agent.push(0, 0.01f) != 0);
-  agent.bye(1);
+  CHECK(agent.push(1, 0.01f) != 0);
+  agent.bye(2);
   server.request_stop();
   const agents::ServeResult result = serving.get();
   CHECK(result.agents_joined == 1);
   CHECK(result.drops.unknown_agent == 1);
-  CHECK(result.updates == 1);
+  CHECK(result.updates == 2);
 }
