@@ -27,6 +27,17 @@ void check_figure_is_ours(const std::string& base, const std::string& name) {
                                ".gp beside it): this command replaces only its own; move it, or choose another folder");
 }
 
+// The names figures end in (this header's list, evaluate's two): "<run>." or "<label>." may come before.
+bool could_be_a_figure(const std::string& stem) {
+  const auto ends_with = [&](const std::string& tail) {
+    return stem.size() >= tail.size() && stem.compare(stem.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  for (const char* name : {"accuracy_vs_time", "time_vs_epoch", "timeline", "a3c_training", ".iterations", ".barrier", "evaluation",
+                           "barrier_vs_oracle"})
+    if (ends_with(name)) return true;
+  return false;
+}
+
 void render(const Figure& figure, const std::string& run, const PlotOptions& options, PlotReport& report) {
   if (options.on_figure) options.on_figure(figure.name);
   const std::string base = options.out_dir + "/" + figure.name;
@@ -52,6 +63,18 @@ PlotReport draw_figures(const std::vector<Figure>& figures, const PlotOptions& o
   PlotReport report;
   for (const auto& figure : figures) render(figure, "", options, report);
   return report;
+}
+
+void check_plots_folder(const std::string& out_dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(out_dir, ec)) return;
+  for (const auto& entry : std::filesystem::directory_iterator(out_dir, ec)) {
+    const std::filesystem::path& path = entry.path();
+    const std::string extension = path.extension().string();
+    if (extension != ".png" && extension != ".svg" && extension != ".gp") continue;
+    const std::string stem = path.stem().string();
+    if (could_be_a_figure(stem)) check_figure_is_ours((std::filesystem::path(out_dir) / stem).string(), stem);
+  }
 }
 
 std::string file_name_part(const std::string& text) {

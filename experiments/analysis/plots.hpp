@@ -50,6 +50,11 @@ PlotReport plot_results(const std::string& results_dir, bool quiet);
 // Draws the given figures into options.out_dir (created if missing): `orchestra evaluate --plot`.
 PlotReport draw_figures(const std::vector<Figure>& figures, const PlotOptions& options);
 
+// Before a long run with --plot: refuses (common::UsageError, as drawing would) an image in
+// `out_dir` that one of these figures would replace and that orchestra did not draw, so the
+// refusal comes before the hours of runs, not after them. Nothing there, or only its own: fine.
+void check_plots_folder(const std::string& out_dir);
+
 // A label or run name as a file name: letters, digits, '.', '-', '_'; anything else becomes '_'.
 std::string file_name_part(const std::string& text);
 

@@ -108,6 +108,7 @@ int command_run(const Args& args) {
   // the lines that say what it shows, and where the figures are.
   // The folder is this run's, and holds nothing of another experiment, before any work.
   if (!options.overrides.seed && (!options.seeds.empty() || !config.seeds.empty())) {
+    if (plot) check_plots_folder(results_dir(config, options) + "/plots");  // a user's image: said before the runs
     const ResultsFolder folder(results_dir(config, options), seeds_folder_plan(config, options), overwrite);
     const SeedRunResult result = run_seeds(std::move(config), options);
     const PlotReport plots = plot ? draw_figures(result.out_dir, options.quiet) : PlotReport{};
@@ -121,6 +122,7 @@ int command_run(const Args& args) {
   // The config resolved once (overrides, sweeps, every policy built), then run on its cluster.
   Experiment experiment = resolve_experiment(std::move(config), options.overrides);
   std::optional<ResultsFolder> folder;
+  if (plot) check_plots_folder(results_dir(experiment.config, options) + "/plots");
   if (!claimed) folder.emplace(results_dir(experiment.config, options), run_folder_plan(experiment), overwrite);
   SimulatedCluster cluster;
   const ExperimentResult result = run_experiment(experiment, cluster, options);

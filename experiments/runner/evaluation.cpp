@@ -462,6 +462,7 @@ EvaluationResult run_evaluation(const EvaluateOptions& options) {
   // Its tables replace only earlier tables of an evaluation: a user's evaluation.md was replaced.
   whole.files = {{"evaluation.md", kEvaluationMarkdownMarker}, {"evaluation.csv", kEvaluationCsvMarker},
                  {"evaluation_overall.csv", kEvaluationOverallCsvMarker}};
+  if (options.plot) check_plots_folder((fs::path(options.out_dir) / "plots").string());  // before the runs, not after
   const ResultsFolder folder(options.out_dir, whole, options.overwrite);
   write_cluster_files(plans);
   // Progress on stderr, one cluster at a time (its seeds run in run_seeds, quietly).

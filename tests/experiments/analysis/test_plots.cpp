@@ -196,6 +196,20 @@ TEST_CASE("plots: make_plots draws every figure a results directory calls for") 
   testing::write_text(tmp / "exp/plots/timeline.gp", "plot sin(x)\n");  // a user's script of that name
   CHECK_THROWS_WITH_AS(make_plots(read_results({tmp / "exp"}), options), doctest::Contains("is not a figure script of orchestra"),
                        common::UsageError);
+  // The same refusals before a long run (run and evaluate --plot), from the folder alone.
+  CHECK_THROWS_WITH_AS(check_plots_folder(tmp / "exp/plots"), doctest::Contains("is not a figure script of orchestra"), common::UsageError);
+  std::filesystem::remove(tmp / "exp/plots/timeline.gp");
+  CHECK_THROWS_WITH_AS(check_plots_folder(tmp / "exp/plots"), doctest::Contains("timeline.png: an image orchestra did not draw"),
+                       common::UsageError);
+  std::filesystem::remove(tmp / "exp/plots/timeline.png");
+  std::filesystem::remove(tmp / "exp/plots/timeline.svg");  // drawn here, but without its script nothing says so
+  CHECK_NOTHROW(check_plots_folder(tmp / "exp/plots"));  // only its own figures
+  testing::write_text(tmp / "exp/plots/notes.png", "no figure has this name");
+  CHECK_NOTHROW(check_plots_folder(tmp / "exp/plots"));
+  testing::write_text(tmp / "exp/plots/seed-3.osa.barrier.svg", "a user's image of a figure's name");
+  CHECK_THROWS_WITH_AS(check_plots_folder(tmp / "exp/plots"), doctest::Contains("seed-3.osa.barrier.svg: an image orchestra did not draw"),
+                       common::UsageError);
+  CHECK_NOTHROW(check_plots_folder(tmp / "nowhere"));
 }
 
 TEST_CASE("plots: a missing gnuplot is a clear error, before any file is written") {

@@ -172,6 +172,16 @@ TEST_CASE("orchestra evaluate: every controller per seed, the oracle and the rat
                                                (dir / "again2") + " --gnuplot /nonexistent/gnuplot");
   CHECK(no_gnuplot.exit_code != 0);
   CHECK(no_gnuplot.output.find("/nonexistent/gnuplot") != std::string::npos);
+  // evaluate --plot again onto a user's image of a figure's name: refused before any run (it was
+  // after them all), the image and the evaluation as they were.
+  testing::write_text(dir / "again/plots/barrier_vs_oracle.png", "a user's image");
+  std::filesystem::remove(dir / "again/plots/barrier_vs_oracle.gp");
+  const auto user_image = testing::run_command(std::string(ORCHESTRA_BINARY) + " evaluate " + (dir / "policy.pt") + " " + (dir / "tiny.yaml") +
+                                               " --seeds 1-2 --sweep-ms 10,40,160 --quiet --plot --overwrite --out " + (dir / "again"));
+  CHECK(user_image.exit_code == 2);
+  CHECK(user_image.output.find("barrier_vs_oracle.png: an image orchestra did not draw") != std::string::npos);
+  CHECK(testing::read_text(dir / "again/plots/barrier_vs_oracle.png") == "a user's image");
+  CHECK_FALSE(std::filesystem::exists(dir / "again/tiny"));
   // An evaluate.yaml cut short or edited by hand: its file and line.
   std::string kept = testing::read_text(dir / "eval/tiny/evaluate.yaml");
   const std::size_t t_ms = kept.find("T_ms: ");

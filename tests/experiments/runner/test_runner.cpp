@@ -290,6 +290,16 @@ TEST_CASE("orchestra run --plot ends with the table, the two lines that say what
   CHECK(lines[n - 1].rfind("Figures: " + (dir / "out/plots/accuracy_vs_time.png") + ", " + (dir / "out/plots/timeline.png") + " (", 0) == 0);
   CHECK(fs::exists(dir / "out/plots/timeline.png"));
   CHECK(r.output.find("| policy |") < r.output.find("results: "));
+  // A user's image of a figure's name: refused before the run (it was after it), nothing run again.
+  fs::remove(dir / "out/plots/timeline.gp");
+  testing::write_text(dir / "out/plots/timeline.png", "a user's image");
+  const auto summary_time = fs::last_write_time(dir / "out/dsgd/summary.json");
+  const auto refused = testing::run_command(binary() + " run " + (dir / "t.yaml") + " --out " + (dir / "out") + " --plot --quiet --overwrite");
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.output.find("timeline.png: an image orchestra did not draw") != std::string::npos);
+  CHECK(refused.output.find("| policy |") == std::string::npos);
+  CHECK(fs::last_write_time(dir / "out/dsgd/summary.json") == summary_time);
+  CHECK(testing::read_text(dir / "out/plots/timeline.png") == "a user's image");
 }
 
 TEST_CASE("one speedup rule: run, its summaries and compare all measure against dsgd, wherever it is listed") {
