@@ -169,7 +169,12 @@ LaunchOutcome launch_workers(const LaunchOptions& o) {
     // The cause first: a worker that died of a signal (killed, crashed) brings its peers down with
     // a failed collective a few ms later, and which of them is reaped first is a race.
     std::stable_partition(failures.begin(), failures.end(), [&](std::size_t i) { return WIFSIGNALED(children[i].status); });
-    outcome.exit_code = 1;
+    // Every failed worker refused its input (a config error: exit 2, as `orchestra run` would): so
+    // does the launch. Anything else (a crash, a lost peer) is 1.
+    const bool bad_input = std::all_of(failures.begin(), failures.end(), [&](std::size_t i) {
+      return WIFEXITED(children[i].status) && WEXITSTATUS(children[i].status) == 2;
+    });
+    outcome.exit_code = bad_input && killed_by_us.empty() ? 2 : 1;
     for (std::size_t k = 0; k < failures.size(); ++k) outcome.message += (k ? "; " : "") + describe_exit(children[failures[k]]);
     outcome.message += killed_by_us;
   }

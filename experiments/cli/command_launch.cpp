@@ -234,12 +234,15 @@ int command_worker(const Args& args) {
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "orchestra worker rank " << spec.rank << ": " << e.what() << std::endl;
+    // A refused input (machines given other configs) exits 2 as any command's; the rest 1.
+    const auto* error = dynamic_cast<const common::Error*>(&e);
+    const int code = error && error->exit_code() == static_cast<int>(common::ExitCode::BadInput) ? 2 : 1;
     // A group with a dead or hung peer keeps a transport thread blocked in the failed collective;
     // neither its destructor nor exit()'s teardown under that thread may decide how this process
     // ends. The results are on disk already (written and renamed after every epoch).
     comm.abandon();
     std::fflush(stdout);
-    std::_Exit(1);
+    std::_Exit(code);
   }
 }
 

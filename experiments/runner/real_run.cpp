@@ -1,9 +1,11 @@
 #include "experiments/runner/real_run.hpp"
 
 #include "common/errors.hpp"
+#include "common/json_diff.hpp"
 #include "env/real/real_cluster.hpp"
 #include "env/real/real_worker.hpp"
 #include "env/train/device.hpp"
+#include "experiments/results/results_folder.hpp"
 #include "experiments/runner/real_checkpoint.hpp"
 #include "experiments/runner/run_loop.hpp"
 
@@ -53,6 +55,41 @@ bool agree_skip(env::Communicator& comm, bool skip, const std::string& label) {
   return flag.item<std::int64_t>() != 0;
 }
 
+// What every rank must run alike: the experiment (experiment_identity) and its policies' keys,
+// without the paths that may differ from machine to machine (data.path, policy and surrogate files).
+nlohmann::json group_identity(const Experiment& experiment) {
+  nlohmann::json id = experiment_identity(experiment.config.resolved);
+  if (id.contains("data") && id["data"].is_object()) id["data"].erase("path");
+  if (id.contains("runtime") && id["runtime"].is_object()) id["runtime"].erase("surrogate");
+  nlohmann::json policies = nlohmann::json::array();
+  for (const auto& p : experiment.policies) {
+    nlohmann::json params = p.params;
+    if (params.is_object())
+      for (const char* key : {"policy", "surrogate"}) params.erase(key);
+    policies.push_back({{"label", p.entry.label}, {"params", params}});
+  }
+  id["policies"] = std::move(policies);
+  return id;
+}
+
+// Machines given other configs (another seed, lr or cluster) trained together without a word,
+// each rank by its own plan. Rank 0's experiment goes to every rank; each says whether its own
+// differs, and every rank stops with one line: the differing ones name the keys.
+void check_same_experiment(env::Communicator& comm, const Experiment& experiment) {
+  const nlohmann::json mine = group_identity(experiment);
+  const nlohmann::json first = nlohmann::json::parse(env::broadcast_bytes(comm, mine.dump(), 0, "rank 0's config, to compare"));
+  const bool differs = first != mine;
+  const torch::Tensor flags = comm.all_gather(torch::full({1}, differs ? 1 : 0, torch::kInt64), "which ranks run another config");
+  std::string others;
+  for (int r = 0; r < comm.world_size(); ++r)
+    if (flags[r][0].item<std::int64_t>() != 0) others += (others.empty() ? "" : ", ") + std::to_string(r);
+  if (others.empty()) return;
+  if (differs)
+    throw common::ConfigError("rank " + std::to_string(comm.rank()) + "'s config is not rank 0's: " + common::describe_differences(first, mine) +
+                              " (rank 0's, now this machine's): give every machine the same config");
+  throw common::ConfigError("rank(s) " + others + " run another config than rank 0's (their machines name the keys): give every machine the same config");
+}
+
 }  // namespace
 
 void check_real_config(const ExperimentConfig& config, int world_size) {
@@ -73,6 +110,7 @@ void RealRunCluster::prepare(Experiment& experiment) {
   config.resolved["real"] = {{"world_size", comm_.world_size()}, {"backend", comm_.describe().substr(0, comm_.describe().find(' '))},
                              {"timeout_s", comm_.timeout().count() / 1000.0}};
   check_real_config(config, comm_.world_size());
+  check_same_experiment(comm_, experiment);
   device_ = requested_device_ ? *requested_device_ : env::rank_device(config.training.device, 0);
   // Every rank holds the data set in memory, on its device, but only ever reads its own samples (RealWorker).
   data_ = env::place_on(std::make_shared<const env::DatasetPair>(env::load_dataset(config.data, config.seed)), device_);

@@ -396,4 +396,22 @@ TEST_CASE("orchestra launch | cat: rank 0 reports each policy's epochs as `run` 
     }
   CHECK(node_lines >= 2);
   CHECK(last.rfind("node 1  1/1 ranks ended (100%)  running 0  ranks 1", 0) == 0);
+
+  // Two machines given other configs (here node 1's --seed): they trained together without a
+  // word, each rank by its own plan. Now every rank stops at the rendezvous, exit 2 on both; the
+  // machine that differs names the key.
+  const std::string other_port = std::to_string(free_tcp_port());
+  const std::string other = binary() + " launch --nproc 1 --nnodes 2 --master-addr 127.0.0.1 --master-port " + other_port + " " +
+                            (dir / "real.yaml") + " --timeout 60 --quiet --out " + (dir / "mixed");
+  const std::string mixed0_log = dir / "mixed0.log";
+  const std::string mixed = "(" + other + " --node-rank 0 > " + mixed0_log + " 2>&1 & sleep 0.5; " + other +
+                            " --node-rank 1 --seed 3; node1=$?; wait $!; node0=$?; echo \"exits $node0 $node1\")";
+  const auto refused = testing::run_command(mixed);
+  const std::string node0_said = testing::read_text(mixed0_log);
+  INFO("node 1:\n" << refused.output);
+  INFO("node 0:\n" << node0_said);
+  CHECK(refused.output.find("exits 2 2") != std::string::npos);
+  CHECK(refused.output.find("orchestra worker rank 1: rank 1's config is not rank 0's: seed (7, now 3)") != std::string::npos);
+  CHECK(node0_said.find("orchestra worker rank 0: rank(s) 1 run another config than rank 0's") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "mixed/dsgd/summary.json"));
 }
