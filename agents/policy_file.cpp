@@ -10,6 +10,7 @@
 #include <caffe2/serialize/inline_container.h>
 
 #include "agents/network_shape.hpp"
+#include "agents/zip_records.hpp"
 #include "common/atomic_file.hpp"
 #include "orchestra/barrier_env.hpp"
 #include "common/errors.hpp"
@@ -335,14 +336,34 @@ void check_storages_against_records(const c10::IValue& value, const std::vector<
                             " storages, of other sizes): a damaged file");
 }
 
+// A policy's pickle (data.pkl: its keys, the controller, the record of its training) is about
+// 2 KB. libtorch's unpickler recurses with the nesting of what it reads, and a crafted pickle of
+// lists nested 200,000 deep overflowed the stack (SIGSEGV); 128 KiB holds at most about 64,000
+// levels, which it reads and refuses cleanly.
+constexpr std::uint64_t kMaxPickleBytes = 128 * 1024;
+
+void check_pickle_size(const std::vector<ZipRecord>& records, const std::string& path) {
+  for (const ZipRecord& r : records) {
+    const bool pickle = r.name == "data.pkl" || (r.name.size() > 9 && r.name.compare(r.name.size() - 9, 9, "/data.pkl") == 0);
+    if (pickle && std::max(r.size, r.stored_size) > kMaxPickleBytes)
+      throw common::DataError(path + ": not a policy file this toolkit reads (its pickle is " + std::to_string(r.size) +
+                              " bytes; a policy's is about 2 KB, and at most " + std::to_string(kMaxPickleBytes) + " are read)");
+  }
+}
+
 }  // namespace
 
 A3cPolicy A3cPolicy::load(const std::string& path) {
   c10::IValue value;
   try {
     const std::vector<char> bytes = common::read_file_bytes(path);
+    const std::vector<ZipRecord> records = read_zip_records(bytes);
+    check_pickle_size(records, path);
     value = torch::pickle_load(bytes);
     check_storages_against_records(value, bytes, path);
+    if (const auto damaged = first_crc_mismatch(bytes, records))
+      throw common::DataError(path + ": a damaged file: the bytes of " + *damaged +
+                              " do not match their CRC-32 (changed on disk or in transfer); copy the policy again");
   } catch (const c10::Error& e) {
     throw common::DataError(path + ": not a readable policy file (" + first_line(e.what_without_backtrace()) + ")");
   } catch (const common::Error&) {

@@ -2,6 +2,8 @@
 // the a3c: options reader, and policy files (save then load acts the same).
 #include <doctest/doctest.h>
 
+#include <caffe2/serialize/inline_container.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -12,6 +14,7 @@
 #include "agents/a3c_options.hpp"
 #include "agents/greedy_barrier_agent.hpp"
 #include "agents/policy_file.hpp"
+#include "agents/zip_records.hpp"
 #include "agents/ppo_loss.hpp"
 #include "agents/returns.hpp"
 #include "agents/rollout.hpp"
@@ -378,6 +381,42 @@ TEST_CASE("a policy file's counts must be whole numbers in range: none is narrow
   refused("huge.pt", with_rounds((std::int64_t{1} << 31) + 3), "controller.interval_rounds must be a whole number in [1, 1073741824], got 2147483651");
   // A whole number written as a float (Python's 2.0) is that number.
   CHECK(agents::A3cPolicy::load(write("float.pt", with_rounds(2.0))).control().interval_rounds == 2);
+}
+
+TEST_CASE("a policy file whose bytes changed is refused by its CRC-32, and an outsized pickle before it is read") {
+  testing::TempDir dir;
+  const std::string shipped = testing::read_text(std::string(ORCHESTRA_SOURCE_DIR) + "/pretrained/orchestra-a3c.pt");
+  const std::vector<char> bytes(shipped.begin(), shipped.end());
+  const std::vector<agents::ZipRecord> records = agents::read_zip_records(bytes);
+  CHECK_FALSE(agents::first_crc_mismatch(bytes, records).has_value());
+  // One bit of one weight (the lowest of a float's mantissa): still finite, so nothing else saw it,
+  // and the file loaded as other weights.
+  const auto weights = std::find_if(records.begin(), records.end(), [](const agents::ZipRecord& r) { return r.size >= 1024 && r.name.find("/data/") != std::string::npos; });
+  REQUIRE(weights != records.end());
+  std::string flipped = shipped;
+  flipped[weights->data_offset + 100] = static_cast<char>(flipped[weights->data_offset + 100] ^ 0x01);
+  testing::write_text(dir / "flipped.pt", flipped);
+  CHECK_THROWS_WITH_AS(agents::A3cPolicy::load(dir / "flipped.pt"),
+                       doctest::Contains((dir / "flipped.pt: a damaged file: the bytes of " + weights->name + " do not match their CRC-32").c_str()),
+                       common::DataError);
+  // A zip cut short, or bytes that are no zip: named as such, one line.
+  testing::write_text(dir / "cut.pt", shipped.substr(0, shipped.size() - 30));
+  CHECK_THROWS_WITH_AS(agents::A3cPolicy::load(dir / "cut.pt"), doctest::Contains("cut.pt: not a readable policy file ("), common::DataError);
+  // Lists nested 200,000 deep overflowed libtorch's unpickler (SIGSEGV): its pickle, 400 KB where
+  // a policy's is 2 KB, is refused before it is read.
+  std::string nested = "\x80\x02" + std::string(200000, ']') + std::string(199999, 'a') + ".";
+  std::string zip;
+  {
+    caffe2::serialize::PyTorchStreamWriter writer([&zip](const void* data, std::size_t size) {
+      zip.append(static_cast<const char*>(data), size);
+      return size;
+    });
+    writer.writeRecord("data.pkl", nested.data(), nested.size());
+    writer.writeEndOfFile();
+  }
+  testing::write_text(dir / "deep.pt", zip);
+  CHECK_THROWS_WITH_AS(agents::A3cPolicy::load(dir / "deep.pt"), doctest::Contains("deep.pt: not a policy file this toolkit reads (its pickle is 400002 bytes"),
+                       common::DataError);
 }
 
 TEST_CASE("rollouts stop at the episode end and the toy env is seeded") {
