@@ -112,14 +112,17 @@ class ServerLink final : public LearnerLink {
     ++result_.gradients_pushed;
     const std::optional<Message> answer = await_reply(socket_, count_, timeout_s_, Awaiting::Params);
     if (!answer) {
-      result_.exit = AgentExit::ServerTimeout;
+      // The server may have gone down with this push (killed, its machine restarted): whoever
+      // answers at the endpoint within another reply_timeout_s is joined, as after a Stop.
+      std::ostringstream why;
+      why << "no answer to a push within " << timeout_s_ << " s";
+      join_again_ = why.str();
       return false;
     }
     if (answer->type == MessageType::Stop) {
       const auto reason = static_cast<StopReason>(answer->aux);
       if (reason == StopReason::UnknownAgent || reason == StopReason::ServerStopped) {
-        join_again_ = reason;
-        stopped_at_ = answer->params_version;
+        join_again_ = std::string(to_string(reason)) + " (update " + std::to_string(answer->params_version) + ")";
       } else {
         result_.exit = reason == StopReason::OtherNetwork ? AgentExit::Refused : AgentExit::Stopped;
       }
@@ -145,12 +148,11 @@ class ServerLink final : public LearnerLink {
   }
 
   // Set when the server's Stop asked this agent to join again, and the update it stopped at.
-  std::optional<StopReason> join_again() const { return join_again_; }
-  std::uint64_t stopped_at() const { return stopped_at_; }
+  // Why this agent is to join again (a Stop that asked it, no answer to a push), or nullopt.
+  const std::optional<std::string>& join_again() const { return join_again_; }
 
  private:
-  std::optional<StopReason> join_again_;
-  std::uint64_t stopped_at_ = 0;
+  std::optional<std::string> join_again_;
   zmq::socket_t& socket_;
   ActorCritic& net_;
   AgentResult& result_;
@@ -203,7 +205,10 @@ AgentResult AgentWorker::run() {
   std::uint64_t version = 0;
   while (true) {
     const std::optional<Message> welcome = join(observation_size, count, result);
-    if (!welcome) return result;
+    if (!welcome) {
+      if (result.rejoins == 0 && result.gradients_pushed == 0) return result;  // never joined: nothing to report
+      break;
+    }
     result.agent_id = welcome->agent_id;
     version = welcome->params_version;
     set_flat_parameters(net, welcome->values);
@@ -216,13 +221,12 @@ AgentResult AgentWorker::run() {
     result.env_steps += learner->env_steps();
     result.last_params_version = version;
     if (!link.join_again()) break;
-    // A server stopped early (Ctrl-C, SIGTERM) is resumed with serve --resume, and one restarted
-    // does not know this agent: either way the agent joins the server at its endpoint again,
-    // within reply_timeout_s, rather than end as if training were over (issue 41's audit).
+    // A server stopped early (Ctrl-C, SIGTERM) is resumed with serve --resume; one restarted does
+    // not know this agent; one killed never answers its push. Each time the agent joins whoever
+    // serves the endpoint within reply_timeout_s, rather than end as if training were over.
     ++result.rejoins;
     std::ostringstream line;
-    line << "agent " << result.agent_id << ": " << to_string(*link.join_again()) << " (update " << link.stopped_at()
-         << "); joining again within " << options_.a3c.reply_timeout_s << " s";
+    line << "agent " << result.agent_id << ": " << *link.join_again() << "; joining again within " << options_.a3c.reply_timeout_s << " s";
     say(line.str());
   }
   try {

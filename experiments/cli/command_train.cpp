@@ -80,9 +80,9 @@ const char* kAgentHelp = R"(usage: orchestra agent CONFIG --connect ENDPOINT [--
 
 Runs one A3C agent against a parameter server: its environment is CONFIG's experiments[K mod n]
 (with a3c.envs_per_agent E, its E environments are experiments[(K E + j) mod n], j < E).
-It exits 0 when training is over. A server stopped early (Ctrl-C, SIGTERM) or restarted is joined
-again at ENDPOINT, so `orchestra serve --resume` within a3c.reply_timeout_s goes on with the same
-agents; after that it exits 1 ("no answer from the server").
+It exits 0 when training is over. A server stopped early (Ctrl-C, SIGTERM), restarted, or silent
+for a3c.reply_timeout_s (killed) is joined again at ENDPOINT, so `orchestra serve --resume` started
+within another reply_timeout_s goes on with the same agents; then it exits 1 ("no answer from the server").
 
 example:
   orchestra agent configs/a3c_train.yaml --connect tcp://127.0.0.1:5555 --index 1

@@ -481,3 +481,51 @@ TEST_CASE("Stop says why: training over, another network, an agent the server do
   }
   serving.join();
 }
+
+TEST_CASE("an agent whose server died with its push joins the server started again at the endpoint, and trains to the end") {
+  testing::TempDir dir;
+  auto options = server_options(small_options(20), "ipc://" + (dir / "server.ipc"));
+  zmq::context_t context;
+  // A server that welcomes the agent, takes its first push and dies without an answer (killed).
+  zmq::socket_t dying(context, zmq::socket_type::router);
+  dying.set(zmq::sockopt::linger, 0);
+  dying.bind(options.bind);
+  std::ostringstream log;
+  std::future<agents::AgentResult> agent = std::async(std::launch::async, [&context, &options, &log] {
+    std::vector<std::unique_ptr<orchestra::BarrierEnv>> envs;
+    envs.push_back(std::make_unique<agents::ToyBarrierEnv>());
+    agents::AgentWorkerOptions ao;
+    ao.a3c = options.a3c;
+    ao.a3c.reply_timeout_s = 2;
+    ao.connect = options.bind;
+    ao.log = &log;
+    return agents::AgentWorker(context, ao, std::move(envs)).run();
+  });
+  const agents::ToyBarrierEnv toy;
+  agents::ActorCritic net(agents::ActorCriticSpec{toy.observation_size(), options.a3c.hidden, orchestra::num_barrier_actions(toy.max_move())});
+  const std::vector<float> parameters = agents::flat_parameters(net);
+  const auto receive = [&dying, &parameters] {
+    zmq::message_t identity = recv_with_timeout(dying, 10000), payload;
+    REQUIRE(identity.size() > 0);
+    REQUIRE(dying.recv(payload, zmq::recv_flags::dontwait));
+    return std::make_pair(identity.to_string(), agents::decode(payload.data(), payload.size(), parameters.size()).message);
+  };
+  const auto [identity, hello] = receive();
+  REQUIRE(hello.type == agents::MessageType::Hello);
+  dying.send(zmq::buffer(identity), zmq::send_flags::sndmore);
+  dying.send(zmq::buffer(agents::encode(agents::Message{agents::MessageType::Welcome, 0, 0, 5, parameters})), zmq::send_flags::none);
+  const auto [same, push] = receive();
+  REQUIRE(push.type == agents::MessageType::Gradient);
+  dying.close();
+  // Started again: before, the agent gave up after its reply timeout and exited 1.
+  agents::ParameterServer server(context, options);
+  const agents::ServeResult result = server.serve();
+  const agents::AgentResult a = agent.get();
+  MESSAGE(log.str());
+  CHECK(result.outcome == agents::ServeOutcome::Finished);
+  CHECK(result.updates == 20);
+  CHECK(result.agents_joined == 1);
+  CHECK(a.exit == agents::AgentExit::Stopped);
+  CHECK(a.rejoins == 1);
+  CHECK(log.str().find("agent 0: no answer to a push within 2 s; joining again within 2 s") != std::string::npos);
+}
