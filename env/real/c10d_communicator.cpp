@@ -6,9 +6,15 @@
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <optional>
 
 #include "env/real/c10d_backend_registry.hpp"
 #include "env/real/c10d_group.hpp"
@@ -59,7 +65,35 @@ struct RendezvousServer::Impl {
   c10::intrusive_ptr<c10d::TCPStore> store;
 };
 
+namespace {
+
+// A port another program listens on: libtorch's store logs three lines of its own before its
+// error, breaking the one-line rule; a bind of our own first (with the SO_REUSEADDR the store
+// sets, so a port in TIME_WAIT still passes) says it in one. Port 0 (the OS picks) always passes.
+std::optional<std::string> port_in_use(int port) {
+  if (port == 0) return std::nullopt;
+  const int fd = ::socket(AF_INET6, SOCK_STREAM, 0);
+  if (fd < 0) return std::nullopt;  // no IPv6 here: the store says what it finds
+  const int yes = 1, no = 0;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  ::setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &no, sizeof no);  // [::] covers 0.0.0.0, as the store binds
+  sockaddr_in6 address{};
+  address.sin6_family = AF_INET6;
+  address.sin6_addr = in6addr_any;
+  address.sin6_port = htons(static_cast<std::uint16_t>(port));
+  const bool bound = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+  const int error = errno;
+  ::close(fd);
+  if (bound || error != EADDRINUSE) return std::nullopt;
+  return std::string(std::strerror(error));
+}
+
+}  // namespace
+
 RendezvousServer::RendezvousServer(int port, std::chrono::milliseconds timeout) : impl_(std::make_unique<Impl>()) {
+  if (const auto why = port_in_use(port))
+    throw common::CommError("cannot host the rendezvous store on port " + std::to_string(port) + ": " + *why +
+                            " (another launch, or another program, listens there): choose another --master-port");
   c10d::TCPStoreOptions options;
   options.port = static_cast<std::uint16_t>(port);
   options.isServer = true;

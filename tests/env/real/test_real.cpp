@@ -4,6 +4,9 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -365,6 +368,28 @@ TEST_CASE("real: orchestra launch refuses a simulated config and a worker count 
   r = testing::run_command(std::string(ORCHESTRA_BINARY) + " launch --nproc 3 " + (dir / "c.yaml"));
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("lists 2 workers but the launch starts 3 processes") != std::string::npos);
+}
+
+TEST_CASE("real: a master port another program listens on is one line naming it, without libtorch's own log lines") {
+  // A listener on a port the OS gave: what another launch, or any server, holds.
+  const int fd = ::socket(AF_INET6, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in6 address{};
+  address.sin6_family = AF_INET6;
+  address.sin6_addr = in6addr_loopback;
+  socklen_t length = sizeof address;
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  REQUIRE(::listen(fd, 1) == 0);
+  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+  const std::string port = std::to_string(ntohs(address.sin6_port));
+  testing::TempDir dir;
+  testing::write_text(dir / "c.yaml", quick_config(1, 256, "[dsgd]"));
+  const auto r = testing::run_command(std::string(ORCHESTRA_BINARY) + " launch --nproc 2 --quiet --master-port " + port + " " + (dir / "c.yaml") +
+                                      " --out " + (dir / "out"));
+  ::close(fd);
+  CHECK(r.exit_code == 1);
+  CHECK(r.output == "orchestra: communication error: cannot host the rendezvous store on port " + port +
+                        ": Address already in use (another launch, or another program, listens there): choose another --master-port\n");
 }
 
 TEST_CASE("real: a killed worker ends the run within the timeout, keeps the finished epochs, and --resume finishes it") {
