@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "common/errors.hpp"
+#include "common/number_text.hpp"
 
 namespace experiments::calibration {
 namespace {
@@ -40,6 +41,11 @@ std::vector<MeasuredStep> measured_steps(const RealRun& run, const experiments::
     for (std::size_t r = 0; r < p.rounds.round.size(); ++r) {
       const double steps = w->local_steps[r], batch = w->batch_size[r], compute = w->compute_ms[r];
       if (!(steps >= 1) || !(batch >= 1) || !std::isfinite(compute)) continue;
+      // No worker takes more than its max_batch: a larger batch is a damaged rounds.csv.
+      const int most = config.cluster.workers[static_cast<std::size_t>(worker)].max_batch;
+      if (most > 0 && batch > most)
+        throw common::DataError(p.dir + "/rounds.csv: round " + std::to_string(p.rounds.round[r]) + ", worker " + name + ": batch_size " +
+                                common::shortest_number_text(batch) + " above its max_batch " + std::to_string(most) + ": a damaged file is not fitted");
       // The perturbations were evaluated at the step's start; the round's start stands for it.
       const double start = std::isfinite(p.rounds.clock_ms[r]) && std::isfinite(p.rounds.round_ms[r]) ? p.rounds.clock_ms[r] - p.rounds.round_ms[r] : 0.0;
       out.push_back({batch, without_perturbations(compute / steps, start, worker, config.cluster.perturbations), static_cast<int>(steps)});

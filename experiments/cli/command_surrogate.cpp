@@ -4,6 +4,7 @@
 // against real training on clusters it was not fitted on (fidelity); on it, a static T per cluster
 // is picked before any real run (pick), and the clusters where a policy trails the best static T
 // the most are found for the next training stage (hardest).
+#include <filesystem>
 #include <cstdio>
 #include <iostream>
 #include <limits>
@@ -359,6 +360,11 @@ int surrogate_calibrate(ArgCursor& arg) {
   if (options.fidelity.surrogate.empty() || options.fidelity.configs.empty())
     throw UsageError("calibrate needs SURROGATE.json and at least one CONFIG");
   common::check_replaceable_output(options.out, "--out", "a surrogate", env::kSurrogateSignature);
+  // The fitted surrogate it starts from is a surrogate too: written over, it was gone.
+  std::error_code ec;
+  if (std::filesystem::equivalent(options.fidelity.surrogate, options.out, ec))
+    throw UsageError("--out " + options.out + ": is the surrogate being calibrated (" + options.fidelity.surrogate +
+                     "): write the calibrated one to another file");
   const SurrogateCalibrationResult result = calibrate_surrogate(options);
   std::cout << calibration_markdown(result);
   if (!options.fidelity.quiet)

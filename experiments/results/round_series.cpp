@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "common/errors.hpp"
+#include "common/number_text.hpp"
 #include "common/csv_table.hpp"
 
 namespace experiments {
@@ -70,6 +71,12 @@ RoundSeries read_rounds_csv(const std::string& path, RoundsCheck check) {
         if (!std::isfinite(v) || v < 0)
           throw common::DataError(path + ":" + std::to_string(csv.line()) + ": " + csv.columns()[c] + ": expected a finite number >= 0, got " +
                                   csv.cells()[c] + ": a fit needs measured times");
+        // Counts a round can have (a config's batches stop at 2^24): 1e300 samples was fitted, and
+        // 1e23 steps failed in the fit without the file's name.
+        const double most = c == batch ? 16777216.0 : (steps && c == *steps) ? 1e9 : -1;
+        if (most > 0 && (v > most || std::floor(v) != v))
+          throw common::DataError(path + ":" + std::to_string(csv.line()) + ": " + csv.columns()[c] + ": expected a whole number in [0, " +
+                                  common::shortest_number_text(most) + "], got " + csv.cells()[c]);
       }
     const auto round_id = static_cast<std::int64_t>(r);
     if (s.round.empty() || s.round.back() != round_id)

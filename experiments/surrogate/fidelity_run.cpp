@@ -57,20 +57,44 @@ void check_real_workload(const std::vector<std::string>& real_dirs, const std::s
   }
 }
 
+// A --real folder is an evaluation of real training: the `surrogate` folder of an earlier fidelity
+// run, given instead, compared the surrogate with itself and reported an error of 0.
+void check_trained_for_real(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const fs::path ran = entry.path() / "evaluate.yaml";
+    if (!entry.is_directory(ec) || !fs::exists(ran, ec)) continue;
+    const YAML::Node root = common::read_yaml_file(ran.string());
+    const YAML::Node training = root.IsMap() && root["runtime"] && root["runtime"].IsMap() ? root["runtime"]["training"] : YAML::Node();
+    if (training && training.IsScalar() && training.Scalar() == "surrogate")
+      throw common::DataError(ran.string() + ": these runs trained on the surrogate (runtime.training: surrogate): --real takes an evaluation of real training");
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> write_surrogate_variants(const FidelityRunOptions& options) {
   if (options.configs.empty()) throw common::UsageError("at least one CONFIG is needed");
   env::read_surrogate(options.surrogate);  // a bad file stops here, before any run
+  std::error_code ec;
+  if (fs::exists(options.out_dir, ec) && !fs::is_directory(options.out_dir, ec))
+    throw common::UsageError("--out " + options.out_dir + ": is a file, not a folder: choose another folder");
+  for (const auto& dir : options.real_from) check_trained_for_real(dir);
   // The surrogate's configs first: each must load (the surrogate fitted on its workload) before
-  // a real evaluation spends its time.
+  // a real evaluation spends its time. The user's file is read first, so that an error in it names
+  // its own file and line, not the copy's; nothing is written until every one loads.
   const fs::path variants = fs::path(options.out_dir) / "surrogate-configs";
-  fs::create_directories(variants);
-  std::vector<std::string> variant_paths;
+  std::vector<std::pair<fs::path, std::string>> texts;
   for (const auto& config : options.configs) {
+    (void)load_config(config);
     const fs::path path = variants / fs::path(config).filename();
     const std::string text = surrogate_variant(config, options.surrogate);
     check_real_workload(options.real_from, config, parse_config(text, path.string()), options.workload);
+    texts.emplace_back(path, text);
+  }
+  fs::create_directories(variants);
+  std::vector<std::string> variant_paths;
+  for (const auto& [path, text] : texts) {
     common::write_file_atomic(path.string(), text);
     variant_paths.push_back(path.string());
   }

@@ -124,7 +124,12 @@ void read_rounds_file(const std::filesystem::path& path, std::map<std::int64_t, 
     for (const auto& worker : split(f[c_plan], ';')) {
       const auto parts = split(worker, '/');
       if (parts.size() != 2) throw common::DataError(where + ": plan: expected samples/steps per worker, got '" + worker + "'");
-      r.workers.push_back({number(parts[1], where), number(parts[0], where)});
+      const double samples = number(parts[0], where), steps = number(parts[1], where);
+      // Counts a round can take: -5 samples, 1e300, or steps without samples were fitted as measured.
+      const auto count = [](double v) { return v >= 0 && v <= 1e12 && std::floor(v) == v; };
+      if (!count(samples) || !count(steps) || (samples == 0) != (steps == 0))
+        throw common::DataError(where + ": plan: '" + worker + "': samples and steps are whole numbers in [0, 1e12], both 0 or both above");
+      r.workers.push_back({steps, samples});
     }
     if (!(r.loss > 0) || !(e.initial_loss > 0)) throw common::DataError(where + ": a test loss must be > 0");
     // What training can log: a hand-edited or damaged row would be fitted as if it were measured

@@ -291,6 +291,25 @@ TEST_CASE("calibration refuses what it cannot trust: non-finite or negative time
   };
   damaged("dsgd-like/rounds.csv", third_compute("nan"), "dsgd-like/rounds.csv:3: compute_ms: expected a finite number >= 0, got nan");
   damaged("dsgd-like/rounds.csv", third_compute("-4"), "dsgd-like/rounds.csv:3: compute_ms: expected a finite number >= 0, got -4");
+  // Counts no round has: a batch of 1e300 was fitted, 1e23 steps failed in the fit without the file.
+  const auto third_cell = [](int column, const std::string& value) {
+    return [column, value](std::string text) {
+      std::size_t at = 0;
+      for (int line = 0; line < 2; ++line) at = text.find('\n', at) + 1;
+      for (int comma = 0; comma < column; ++comma) at = text.find(',', at) + 1;
+      return text.replace(at, text.find(',', at) - at, value);
+    };
+  };
+  damaged("dsgd-like/rounds.csv", third_cell(3, "1e300"), "dsgd-like/rounds.csv:3: batch_size: expected a whole number in [0, 16777216], got 1e300");
+  damaged("dsgd-like/rounds.csv", third_cell(4, "99999999999999999999999"), "dsgd-like/rounds.csv:3: local_steps: expected a whole number in [0, ");
+  damaged("dsgd-like/rounds.csv", third_cell(4, "1.5"), "dsgd-like/rounds.csv:3: local_steps: expected a whole number");
+  // A batch above the worker's max_batch (512 here): no run took it.
+  std::filesystem::remove_all(dir / "real");
+  write_real_run(dir / "real", three_policies());
+  testing::write_text(dir / "real/dsgd-like/rounds.csv", third_cell(3, "600")(testing::read_text(dir / "real/dsgd-like/rounds.csv")));
+  const RealRun above = read_real_run(dir / "real");
+  CHECK_THROWS_WITH_AS(calibrate(above, config_of(above), options()),
+                       doctest::Contains("dsgd-like/rounds.csv: round 0, worker slow: batch_size 600 above its max_batch 512"), common::DataError);
   // Cut at a line boundary: 5 of its 41 lines.
   damaged("dsgd-like/rounds.csv", [](std::string text) {
     std::size_t at = 0;

@@ -103,6 +103,21 @@ TEST_CASE("orchestra surrogate log, fit, then run on the surrogate: the usual re
   const auto bad = testing::run_command(kBinary + " surrogate fit " + (dir / "log_bad") + " --out " + (dir / "b.json") + " --quiet");
   CHECK(bad.exit_code == 2);
   CHECK(bad.output.find(first_rounds.string() + ":2: acc_after: expected a number in [0, 1], got 7.5") != std::string::npos);
+  // The plan's counts too: -5 samples, 1e300 or steps without samples were fitted as measured.
+  std::size_t plan_column = 0;
+  for (std::size_t at = 0; at < header.find(",plan,") + 1; ++at) plan_column += header[at] == ',';
+  REQUIRE(header.find(",plan,") != std::string::npos);
+  for (const char* plan : {"-5/2", "1e300/3", "64/0", "0/1", "64/1.5"}) {
+    std::string damaged = testing::read_text(dir / "log" / first_rounds.filename());
+    std::size_t at = header.size() + 1;
+    for (std::size_t k = 0; k < plan_column; ++k) at = damaged.find(',', at) + 1;
+    damaged.replace(at, damaged.find_first_of(",\n", at) - at, plan);
+    testing::write_text(first_rounds.string(), damaged);
+    const auto refused = testing::run_command(kBinary + " surrogate fit " + (dir / "log_bad") + " --out " + (dir / "b.json") + " --quiet");
+    CAPTURE(plan);
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.output.find(first_rounds.string() + ":2: plan: '" + plan + "': samples and steps are whole numbers") != std::string::npos);
+  }
   // --judge with nothing held out was every error 0 over no episode.
   const auto later = testing::run_command(kBinary + " surrogate log " + (dir / "train.yaml") + " --episodes 2 --first 11 --after-target 0.2 --out " +
                                           (dir / "later") + " --quiet");
@@ -231,6 +246,19 @@ TEST_CASE("orchestra surrogate calibrate: real sweep once, one fidelity per drif
   CHECK(other_target.output.find("scale-1/real/task/evaluate.yaml: the real runs went to a target of 0.5 within 2 epochs, the surrogate's of " +
                                  (dir / "task.yaml") + " would go to a target of 0.4 within 2 epochs") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir / "bad.json"));
+  // The surrogate's own runs given as the real ones: every error was 0.
+  REQUIRE(std::filesystem::exists(dir / "work/scale-1/surrogate/task/evaluate.yaml"));
+  const auto itself = testing::run_command(base + " --scales 1 --real " + (dir / "work/scale-1/surrogate") + " --out " + (dir / "bad.json"));
+  CHECK(itself.exit_code == 2);
+  CHECK(itself.output.find("scale-1/surrogate/task/evaluate.yaml: these runs trained on the surrogate (runtime.training: surrogate): --real takes "
+                           "an evaluation of real training") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "bad.json"));
+  // --out the surrogate being calibrated: it was replaced by the calibrated one, the fit lost.
+  const std::string before = testing::read_text(dir / "s.json");
+  const auto onto_input = testing::run_command(base + " --scales 1 --real " + (dir / "work/scale-1/real") + " --out " + (dir / "s.json"));
+  CHECK(onto_input.exit_code == 2);
+  CHECK(onto_input.output.find("--out " + (dir / "s.json") + ": is the surrogate being calibrated") != std::string::npos);
+  CHECK(testing::read_text(dir / "s.json") == before);
 }
 
 TEST_CASE("orchestra surrogate fidelity --epochs --target: real and surrogate runs on the changed workload, and a real evaluation reused on it") {
@@ -263,6 +291,24 @@ TEST_CASE("orchestra surrogate fidelity --epochs --target: real and surrogate ru
   CHECK(refused.exit_code != 0);
   CHECK(refused.output.find("the real runs went to a target of 0.3 within 1 epoch") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir / "h/fidelity.csv"));
+  // --out a file: libstdc++'s "filesystem error: cannot create directories", exit 1; now one line, exit 2.
+  testing::write_text(dir / "notes.txt", "a user's notes");
+  for (const char* command : {" surrogate fidelity ", " surrogate pick "}) {
+    const auto onto_file = testing::run_command(kBinary + command + (dir / "s.json") + " " + (dir / "task.yaml") + " --seeds 1 --policy " + shipped +
+                                                " --quiet --out " + (dir / "notes.txt"));
+    CAPTURE(command);
+    CHECK(onto_file.exit_code == 2);
+    CHECK(onto_file.output.find("--out " + (dir / "notes.txt") + ": is a file, not a folder") != std::string::npos);
+  }
+  CHECK(testing::read_text(dir / "notes.txt") == "a user's notes");
+  // A CONFIG that does not load is named as the user wrote it (it was the copy's file and line),
+  // and nothing is left behind.
+  testing::write_text(dir / "bad.yaml", "name: bad\npolicies: [dsgd]\n");
+  const auto bad_config = testing::run_command(kBinary + " surrogate pick " + (dir / "s.json") + " " + (dir / "bad.yaml") + " --seeds 1 --policy " +
+                                               shipped + " --quiet --out " + (dir / "q"));
+  CHECK(bad_config.exit_code == 2);
+  CHECK(bad_config.output.rfind("orchestra: config error: " + (dir / "bad.yaml") + ":", 0) == 0);
+  CHECK_FALSE(std::filesystem::exists(dir / "q"));
 
   // `surrogate pick` on the same flags: the surrogate side alone, and the T fidelity called the
   // surrogate's best; a second run writes the same file.
