@@ -147,7 +147,6 @@ class ServerLink final : public LearnerLink {
     result_.episodes += static_cast<std::int64_t>(finished.size());
   }
 
-  // Set when the server's Stop asked this agent to join again, and the update it stopped at.
   // Why this agent is to join again (a Stop that asked it, no answer to a push), or nullopt.
   const std::optional<std::string>& join_again() const { return join_again_; }
 
