@@ -490,6 +490,11 @@ TEST_CASE("an agent whose server died with its push joins the server started aga
   zmq::socket_t dying(context, zmq::socket_type::router);
   dying.set(zmq::sockopt::linger, 0);
   dying.bind(options.bind);
+  // The dying server's network, built before the agent's thread starts (libtorch's module setup
+  // from two threads at once is a race TSan reports).
+  const agents::ToyBarrierEnv toy;
+  agents::ActorCritic net(agents::ActorCriticSpec{toy.observation_size(), options.a3c.hidden, orchestra::num_barrier_actions(toy.max_move())});
+  const std::vector<float> parameters = agents::flat_parameters(net);
   std::ostringstream log;
   std::future<agents::AgentResult> agent = std::async(std::launch::async, [&context, &options, &log] {
     std::vector<std::unique_ptr<orchestra::BarrierEnv>> envs;
@@ -501,9 +506,6 @@ TEST_CASE("an agent whose server died with its push joins the server started aga
     ao.log = &log;
     return agents::AgentWorker(context, ao, std::move(envs)).run();
   });
-  const agents::ToyBarrierEnv toy;
-  agents::ActorCritic net(agents::ActorCriticSpec{toy.observation_size(), options.a3c.hidden, orchestra::num_barrier_actions(toy.max_move())});
-  const std::vector<float> parameters = agents::flat_parameters(net);
   const auto receive = [&dying, &parameters] {
     zmq::message_t identity = recv_with_timeout(dying, 10000), payload;
     REQUIRE(identity.size() > 0);
