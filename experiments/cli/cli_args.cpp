@@ -5,6 +5,8 @@
 #include <set>
 #include <sstream>
 
+#include "common/number_text.hpp"
+
 namespace experiments {
 
 const std::string& ArgCursor::value() {
@@ -111,8 +113,8 @@ std::vector<std::uint64_t> parse_seed_list(const std::string& flag, const std::s
 
 namespace {
 
-// A comma-separated list of finite numbers, each > 0 or, with `zero_allowed`, >= 0.
-std::vector<double> parse_number_list(const std::string& flag, const std::string& value, bool zero_allowed) {
+// A comma-separated list of finite numbers, each > 0 or, with `zero_allowed`, >= 0, and at most `max`.
+std::vector<double> parse_number_list(const std::string& flag, const std::string& value, bool zero_allowed, double max) {
   const std::string expected = zero_allowed ? "numbers >= 0 like 0,0.003,0.006" : "numbers > 0 like 1,1.2,1.5";
   std::vector<double> numbers;
   std::stringstream items(value);
@@ -120,6 +122,7 @@ std::vector<double> parse_number_list(const std::string& flag, const std::string
     const auto number = parse_whole_number(item);
     if (!number || !std::isfinite(*number) || *number < 0 || (*number == 0 && !zero_allowed))
       throw UsageError(flag + ": expected " + expected + ", got '" + value + "'");
+    if (*number > max) throw UsageError(flag + ": " + item + " is above " + common::shortest_number_text(max) + ", the largest this flag takes");
     // A grid point twice would run twice and count twice in the pick.
     if (std::find(numbers.begin(), numbers.end(), *number) != numbers.end()) throw UsageError(flag + ": " + item + " is listed twice");
     numbers.push_back(*number);
@@ -130,12 +133,12 @@ std::vector<double> parse_number_list(const std::string& flag, const std::string
 
 }  // namespace
 
-std::vector<double> parse_positive_list(const std::string& flag, const std::string& value) {
-  return parse_number_list(flag, value, /*zero_allowed=*/false);
+std::vector<double> parse_positive_list(const std::string& flag, const std::string& value, double max) {
+  return parse_number_list(flag, value, /*zero_allowed=*/false, max);
 }
 
-std::vector<double> parse_non_negative_list(const std::string& flag, const std::string& value) {
-  return parse_number_list(flag, value, /*zero_allowed=*/true);
+std::vector<double> parse_non_negative_list(const std::string& flag, const std::string& value, double max) {
+  return parse_number_list(flag, value, /*zero_allowed=*/true, max);
 }
 
 bool read_workload_flag(ArgCursor& arg, WorkloadChange& change) {

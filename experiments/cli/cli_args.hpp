@@ -45,11 +45,11 @@ std::optional<double> parse_whole_number(const std::string& text);
 // else, a seed listed twice, or more than 1,000.
 std::vector<std::uint64_t> parse_seed_list(const std::string& flag, const std::string& value);
 
-// A comma-separated list of distinct finite numbers > 0 ("1,1.2,1.5"); UsageError naming the flag
-// otherwise (a number listed twice included).
-std::vector<double> parse_positive_list(const std::string& flag, const std::string& value);
+// A comma-separated list of distinct finite numbers > 0 and at most `max` ("1,1.2,1.5"); UsageError
+// naming the flag otherwise (a number listed twice included).
+std::vector<double> parse_positive_list(const std::string& flag, const std::string& value, double max);
 // The same with numbers >= 0 ("0,0.003,0.006").
-std::vector<double> parse_non_negative_list(const std::string& flag, const std::string& value);
+std::vector<double> parse_non_negative_list(const std::string& flag, const std::string& value, double max);
 
 // --epochs N (1 ... 1,000,000) or --target A (0 < A <= 1) into `change`: true if the current
 // argument was one of them (its value consumed), UsageError naming the flag for a bad value.

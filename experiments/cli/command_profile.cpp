@@ -11,6 +11,7 @@
 #include <string>
 
 #include "common/limits.hpp"
+#include "common/names.hpp"
 #include "env/train/dataset_registry.hpp"
 #include "env/train/local_sgd_env.hpp"
 #include "env/train/step_profiler.hpp"
@@ -45,7 +46,8 @@ fitted "model" (a0..a3, ms) and "max_batch" (the largest batch that ran).
   --threads N        intra-op threads for libtorch and OpenBLAS (default 1)
   --global-batch N   global_batch written to the output (default: the config's, else the
                      largest batch that ran, so that the file balances as it is)
-  --name NAME        the worker's name in the output (default: this host's name)
+  --name NAME        the worker's name in the output (default: this host's name); a name as a
+                     config's worker takes (no '/', ',', '"', leading '.', ...)
   --seed N           seed of the model's weights and the synthetic inputs (default 1)
 
 example:
@@ -118,7 +120,11 @@ int command_profile(const Args& args) {
     } else if (a == "--global-batch") {
       global_batch = static_cast<int>(arg.integer(1, 1 << 30));
     } else if (a == "--name") {
+      // The name a config's worker would carry (README, "Names are names"): checked before the
+      // profiling, not by the config that is given this file later.
       name = value();
+      if (const auto problem = common::name_problem(name))
+        throw UsageError("--name: " + common::quoted_name(name) + " " + *problem);
     } else if (a == "--seed") {
       seed = static_cast<std::uint64_t>(arg.integer(0, (1LL << 62)));
     } else {

@@ -77,9 +77,11 @@ at microseconds per round (README, "The surrogate of training").
                      Choose on validation clusters; judge the result on others with fidelity
       --real DIR     an earlier real evaluation of (some of) the configs, reused; repeatable
                      (default: run the real evaluation once, in the first scale's folder)
-      --scales LIST  drift scales to try, comma-separated (default 1,1.1,1.2,1.3,1.4,1.5)
+      --scales LIST  drift scales to try, comma-separated, each above 0 and at most 1000
+                     (default 1,1.1,1.2,1.3,1.4,1.5)
       --steps-gains LIST  the accuracy's gain per ln(1 + a round's local steps) to try with each
-                     scale, comma-separated (default 0: the fit's accuracy map; e.g. 0,0.003,0.006)
+                     scale, comma-separated, each 0 to 1 (default 0: the fit's accuracy map;
+                     e.g. 0,0.003,0.006)
       --steps-reference S  the round steps up to which the gain adds nothing (default 8)
       --seeds LIST, --jobs N, --policy P.pt, --epochs N, --target A, --overwrite   as for fidelity
       --work DIR     one fidelity folder per scale (default results/surrogate-calibration)
@@ -344,9 +346,12 @@ int surrogate_calibrate(ArgCursor& arg) {
       std::cout << kSurrogateHelp;
       return 0;
     } else if (a == "--scales") {
-      options.scales = parse_positive_list("--scales", arg.value());
+      // A drift scale multiplies the fit's d_0: a thousand times it is already no drift at all
+      // (1e300 was written as a d_0 of 3e302, and 1e308 as an infinity the file cannot hold).
+      options.scales = parse_positive_list("--scales", arg.value(), 1e3);
     } else if (a == "--steps-gains") {
-      options.steps_gains = parse_non_negative_list("--steps-gains", arg.value());
+      // An accuracy's gain per ln(1 + steps): above 1 it is more than the whole scale of accuracy.
+      options.steps_gains = parse_non_negative_list("--steps-gains", arg.value(), 1);
     } else if (a == "--steps-reference") {
       options.steps_reference = arg.number(0, 1e6);
     } else if (a == "--work") {

@@ -316,6 +316,13 @@ TEST_CASE("orchestra profile measures this machine and writes what orchestra bal
   CHECK(bad.exit_code == 2);
   CHECK(bad.output == "orchestra profile: --model: expected mlp, cnn or resnet, got 'transformer' (try: orchestra profile --help)\n");
   CHECK(testing::run_command(kBinary + " profile --help").output.find("example:") != std::string::npos);
+  // A name a config's worker could not take is refused before anything is timed.
+  for (const std::string name : {"a,b", "..", "x/y", ".hidden"}) {
+    const auto named = stderr_of(kBinary + " profile --model mlp --max-batch 16 --name '" + name + "'");
+    CHECK(named.exit_code == 2);
+    CHECK(named.output.rfind("orchestra profile: --name: '" + name + "' ", 0) == 0);
+    CHECK(named.output.find("profiled") == std::string::npos);
+  }
 }
 
 TEST_CASE("the profiler's step timer reports a batch that cannot be allocated, and carries on") {

@@ -117,6 +117,14 @@ TEST_CASE("surrogate calibrate's grids and calibrate's --profile: a value given 
   r = testing::run_command(bin + " surrogate calibrate s.json c.yaml --steps-gains 0,0.003,0.0030");
   CHECK(r.exit_code == 2);
   CHECK(r.output == "orchestra surrogate: --steps-gains: 0.0030 is listed twice (try: orchestra surrogate --help)\n");
+  // A scale a thousand times the fit's d_0 is no drift at all; 1e308 was an infinity the file
+  // cannot hold. A gain per ln(1 + steps) above 1 is more than the scale of accuracy.
+  r = testing::run_command(bin + " surrogate calibrate s.json c.yaml --scales 1,1e300");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output == "orchestra surrogate: --scales: 1e300 is above 1000, the largest this flag takes (try: orchestra surrogate --help)\n");
+  r = testing::run_command(bin + " surrogate calibrate s.json c.yaml --steps-gains 0,2");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output == "orchestra surrogate: --steps-gains: 2 is above 1, the largest this flag takes (try: orchestra surrogate --help)\n");
   r = testing::run_command(bin + " calibrate real --profile fast=a.json --profile fast=b.json");
   CHECK(r.exit_code == 2);
   CHECK(r.output == "orchestra calibrate: --profile: worker fast is given twice (a.json, b.json) (try: orchestra calibrate --help)\n");
