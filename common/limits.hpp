@@ -19,6 +19,10 @@ inline constexpr std::int64_t kMaxLocalSteps = std::int64_t{1} << 20;
 inline constexpr std::int64_t kMaxRounds = std::int64_t{1} << 24;
 // Counts with no natural bound (samples, rounds, updates): what fits an int64.
 inline constexpr std::int64_t kMaxCount = std::numeric_limits<std::int64_t>::max();
+// Samples an epoch of a timing-only run counts (training.train_samples): its sample order is held
+// in memory, 8 bytes a sample, and a worker's samples in a round are an int. 2^30 is 8.6 GB of
+// order and 800 times ImageNet's epoch; 1e11 was accepted and ended in std::bad_alloc.
+inline constexpr std::int64_t kMaxTimingSamples = std::int64_t{1} << 30;
 // Seeds: the same range in configs, `run --seed` and `launch --seed`.
 inline constexpr std::int64_t kMaxSeed = std::numeric_limits<std::int64_t>::max();
 // Workers in one cluster (checked before replicated servers are expanded).

@@ -114,8 +114,19 @@ std::shared_ptr<const env::BatchTimeModel> read_time_model(common::YamlReader& r
     }
     model = std::make_shared<env::BatchTimeModel>(env::BatchTimeModel::fit(pts, 3));
     r.resolved()["fitted_coefficients"] = model->coefficients();
-    // The same bound as a trace's rows and a perturbation's add_ms: a step of the largest batch.
-    if (const std::string problem = env::step_time_limit_problem(model->polynomial(max_batch), max_batch); !problem.empty())
+    // A fit extrapolated below its smallest point can reach 0 and below (points [100, 1] and
+    // [200, 101] are a line through -98 ms at a batch of 1), and a step must take some time: a
+    // negative compute time gave negative utilizations. The model is monotone (its running
+    // maximum from a batch of 1, eval()), so its smallest step is that of a batch of 1.
+    if (const double smallest = model->eval(1); !(smallest > 0)) {
+      std::ostringstream problem;
+      problem << "the model fitted to these points gives " << smallest
+              << " ms for a batch of 1; a step must take some time: add a point at a small batch, or give coefficients";
+      r.fail("points", problem.str());
+    }
+    // The same bound as a trace's rows and a perturbation's add_ms: a step of the largest batch, as
+    // the simulation times it (past the last point the model goes on linearly, eval()).
+    if (const std::string problem = env::step_time_limit_problem(model->eval(max_batch), max_batch); !problem.empty())
       r.fail("points", problem);
   }
   r.reject_unknown_keys();
@@ -455,7 +466,7 @@ ExperimentConfig parse_config(const std::string& text, const std::string& file) 
   cfg.budget.stop_at_target = t.boolean("stop_at_target", false);
   cfg.budget.eval_every_rounds = static_cast<int>(t.integer("eval_every_rounds", 0, 0, common::kMaxRounds));
   cfg.training.timing_only = t.boolean("timing_only", false);
-  cfg.timing_train_samples = t.integer("train_samples", 60000, 1, kMaxCount);
+  cfg.timing_train_samples = t.integer("train_samples", 60000, 1, common::kMaxTimingSamples);
   cfg.training.planned_epochs = cfg.budget.epochs;
   {
     std::vector<std::pair<const char*, env::ShardRule>> spellings;

@@ -367,6 +367,12 @@ TEST_CASE("time models, perturbations, network and budgets: finite and in their 
   check_error(with("coefficients: [1, 0.5]", "coefficients: [1, 0, 0, 1e4]"),
               "x.yaml:10: cluster.workers[0].time_model.coefficients: a step of max_batch (64) would take 2.62144e+09 ms; a step takes at most 1e+07 ms");
   check_error(with("points: [[2, 3], [4, 4], [8, 6]]", "points: [[2, 3], [4, 4], [8, 1e308]]"), "cluster.workers[1].time_model.points[2]: expected batch >= 1");
+  // A fit that reaches 0 below its smallest point: a line through -98 ms at a batch of 1 gave
+  // negative compute times and utilizations, and the run then refused its own summary.
+  check_error(with("points: [[2, 3], [4, 4], [8, 6]]", "points: [[50, 1], [60, 11]]"),
+              "x.yaml:11: cluster.workers[1].time_model.points: the model fitted to these points gives -48 ms for a batch of 1; a step must take some time");
+  check_error(with("points: [[2, 3], [4, 4], [8, 6]]", "points: [[1, 1], [2, 4e6]]"),
+              "x.yaml:11: cluster.workers[1].time_model.points: a step of max_batch (64) would take 2.52e+08 ms");
   check_error(with("policies:", "  perturbations: [{worker: a, slowdown: 1e308}]\npolicies:"),
               "cluster.perturbations[0].slowdown: expected a number > 0 and <= 1e+06, got 1e308");
   check_error(with("policies:", "  perturbations: [{worker: a, add_ms: 1e300}]\npolicies:"), "cluster.perturbations[0].add_ms: expected a number >= 0 and <= 1e+07");
@@ -374,6 +380,9 @@ TEST_CASE("time models, perturbations, network and budgets: finite and in their 
   check_error(with("policies:", "network: {bandwidth_gbps: 1e-300}\npolicies:"), "network.bandwidth_gbps: expected a number >= 1e-06 and <= 1e+06");
   check_error(with("policies:", "network: {message_mb: 1e300}\npolicies:"), "network.message_mb: expected a number >= 0 and <= 1e+09");
   check_error(with("epochs: 1", "epochs: 1\n  max_sim_seconds: 1e300"), "training.max_sim_seconds: expected a number >= 0 and <= 1e+09");
+  // An epoch's sample order is held in memory: 1e11 samples ended in std::bad_alloc.
+  check_error(with("epochs: 1", "epochs: 1\n  timing_only: true\n  train_samples: 100000000000"),
+              "x.yaml:9: training.train_samples: expected an integer <= 1073741824, got 100000000000");
   // What the ranges let through stays finite: the largest step of the largest batch, slowed down
   // the most, over a million rounds.
   CHECK(std::isfinite(common::kStepMs.max * common::kSlowdown.max * 1e6 + common::kClockS.max * 1000));
