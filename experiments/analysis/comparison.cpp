@@ -19,9 +19,16 @@ double mean(const std::vector<double>& values) {
 
 }  // namespace
 
+double whole_epochs_time_s(const PolicyOutcome& outcome) { return outcome.epochs.empty() ? 0.0 : outcome.epochs.back().clock_ms / 1000.0; }
+
+// A folder without its epochs.csv (the reader takes one without it) has only the clock at the end.
+double whole_epochs_time_s(const PolicyResults& results) {
+  return results.epoch_rows.empty() ? results.sim_time_s : results.epoch_rows.back().sim_time_s;
+}
+
 std::optional<double> speedup(const PolicyOutcome& reference, const PolicyOutcome& outcome) {
   const auto basis = [](const PolicyOutcome& o) {
-    return SpeedupBasis{o.time_to_target_s, o.timing_only, o.sim_time_s, static_cast<std::int64_t>(o.epochs.size())};
+    return SpeedupBasis{o.time_to_target_s, o.timing_only, whole_epochs_time_s(o), static_cast<std::int64_t>(o.epochs.size())};
   };
   return speedup_over(basis(reference), basis(outcome));
 }
@@ -49,6 +56,7 @@ std::vector<ComparisonRow> comparison_rows(const std::string& run, const std::ve
     row.mean_idle_s_per_worker = mean(o.idle_s_per_worker);
     row.epochs = static_cast<std::int64_t>(o.epochs.size());
     row.sim_time_s = o.sim_time_s;
+    row.epochs_time_s = whole_epochs_time_s(o);
     row.clock = o.clock;
     rows.push_back(row);
   }
@@ -70,7 +78,7 @@ std::vector<ComparisonRow> comparison_rows(const std::vector<RunResults>& runs) 
       row.time_to_target_s = p.time_to_target_s;
       row.timing_only = p.timing_only;
       row.reference = reference ? reference->label : std::string();
-      const auto basis = [](const PolicyResults& r) { return SpeedupBasis{r.time_to_target_s, r.timing_only, r.sim_time_s, r.epochs}; };
+      const auto basis = [](const PolicyResults& r) { return SpeedupBasis{r.time_to_target_s, r.timing_only, whole_epochs_time_s(r), r.epochs}; };
       if (reference) row.speedup = speedup_over(basis(*reference), basis(p));
       row.final_accuracy = p.final_accuracy;
       row.final_loss = p.final_loss;
@@ -79,6 +87,7 @@ std::vector<ComparisonRow> comparison_rows(const std::vector<RunResults>& runs) 
       row.mean_idle_s_per_worker = mean(p.idle_s_per_worker);
       row.epochs = p.epochs;
       row.sim_time_s = p.sim_time_s;
+      row.epochs_time_s = whole_epochs_time_s(p);
       row.clock = p.clock;
       rows.push_back(row);
     }

@@ -30,6 +30,7 @@ struct ComparisonRow {
   double mean_idle_s_per_worker = 0;  // the mean over workers of each one's total idle time
   std::int64_t epochs = 0;
   double sim_time_s = 0;                             // the run's clock at the end
+  double epochs_time_s = 0;                          // the clock when its last whole epoch ended
   env::ClockKind clock = env::ClockKind::Simulated;  // what that clock measured
 };
 
@@ -37,6 +38,13 @@ std::vector<ComparisonRow> comparison_rows(const std::vector<RunResults>& runs);
 // The rows of a run just finished, named `run`.
 std::vector<ComparisonRow> comparison_rows(const std::string& run, const std::vector<PolicyOutcome>& outcomes,
                                            double target_accuracy);
+
+// The clock (s) when the run's last whole epoch ended, 0 without one (the clock at the end for a
+// folder without epochs.csv). A run that a time budget (training.max_sim_seconds) stopped inside
+// an epoch spent time on samples no epoch counts: per-epoch figures divide this, not the clock
+// at the end, by the epochs.
+double whole_epochs_time_s(const PolicyOutcome& outcome);
+double whole_epochs_time_s(const PolicyResults& results);
 
 // Speedup of `outcome` over `reference` (speedup.hpp's rule).
 std::optional<double> speedup(const PolicyOutcome& reference, const PolicyOutcome& outcome);

@@ -23,7 +23,7 @@ std::string pct(double share) { return format("%.0f%%", 100.0 * share); }
 std::string seconds(double s) { return format(s < 10 ? "%.2f s" : "%.1f s", s); }
 std::string ratio(double r) { return format("%.2fx", r); }
 
-double epoch_time(const ComparisonRow& r) { return r.epochs > 0 ? r.sim_time_s / static_cast<double>(r.epochs) : INFINITY; }
+double epoch_time(const ComparisonRow& r) { return r.epochs > 0 ? r.epochs_time_s / static_cast<double>(r.epochs) : INFINITY; }
 
 // The index with the smallest key among those for which it is finite; -1 if none.
 template <class Key>

@@ -13,6 +13,7 @@
 
 #include "common/errors.hpp"
 #include "common/json_diff.hpp"
+#include "experiments/analysis/comparison.hpp"
 #include "experiments/analysis/speedup.hpp"
 #include "experiments/analysis/table_cells.hpp"
 #include "experiments/results/results_folder.hpp"
@@ -123,7 +124,7 @@ std::vector<SeedRow> seed_rows(const std::vector<RunResults>& runs) {
     for (const auto& p : run.policies) kinds.push_back(p.policy);
     if (run.policies.empty()) continue;
     const PolicyResults& reference = run.policies[speedup_reference_index(kinds)];
-    const auto basis = [](const PolicyResults& r) { return SpeedupBasis{r.time_to_target_s, r.timing_only, r.sim_time_s, r.epochs}; };
+    const auto basis = [](const PolicyResults& r) { return SpeedupBasis{r.time_to_target_s, r.timing_only, whole_epochs_time_s(r), r.epochs}; };
     for (const auto& p : run.policies) {
       auto [at, fresh] = index.emplace(p.label, rows.size());
       if (fresh) {
@@ -144,7 +145,7 @@ std::vector<SeedRow> seed_rows(const std::vector<RunResults>& runs) {
         s.ttt.push_back(*p.time_to_target_s);
       }
       if (std::isfinite(p.final_accuracy)) s.accuracy.push_back(p.final_accuracy);
-      if (p.epochs > 0) s.epoch_time.push_back(p.sim_time_s / static_cast<double>(p.epochs));
+      if (p.epochs > 0) s.epoch_time.push_back(whole_epochs_time_s(p) / static_cast<double>(p.epochs));
       if (const auto up = speedup_over(basis(reference), basis(p))) s.speedup.push_back(*up);
     }
   }

@@ -5,9 +5,9 @@ namespace experiments {
 std::optional<double> speedup_over(const SpeedupBasis& reference, const SpeedupBasis& run) {
   if (reference.timing_only != run.timing_only) return std::nullopt;
   if (run.timing_only) {
-    if (reference.epochs <= 0 || run.epochs <= 0 || reference.sim_time_s <= 0 || run.sim_time_s <= 0) return std::nullopt;
-    const double reference_per_epoch = reference.sim_time_s / static_cast<double>(reference.epochs);
-    const double run_per_epoch = run.sim_time_s / static_cast<double>(run.epochs);
+    if (reference.epochs <= 0 || run.epochs <= 0 || reference.epochs_time_s <= 0 || run.epochs_time_s <= 0) return std::nullopt;
+    const double reference_per_epoch = reference.epochs_time_s / static_cast<double>(reference.epochs);
+    const double run_per_epoch = run.epochs_time_s / static_cast<double>(run.epochs);
     return reference_per_epoch / run_per_epoch;
   }
   if (!reference.time_to_target_s || !run.time_to_target_s || *run.time_to_target_s <= 0) return std::nullopt;

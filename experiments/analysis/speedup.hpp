@@ -13,14 +13,14 @@ namespace experiments {
 struct SpeedupBasis {
   std::optional<double> time_to_target_s;  // empty: the target was missed
   bool timing_only = false;                // no gradients, so no accuracy (training.timing_only)
-  double sim_time_s = 0;
-  std::int64_t epochs = 0;
+  double epochs_time_s = 0;                // the clock when its last whole epoch ended
+  std::int64_t epochs = 0;                 // its whole epochs
 };
 
 // With accuracy: the reference's simulated time to the target accuracy over the run's (the
 // comparison of Orchestra Fig. 3); empty when either missed the target. Timing-only runs have no
-// accuracy, so two of them compare simulated time per epoch: the same samples in less time. Empty
-// when only one of the two is timing-only.
+// accuracy, so two of them compare simulated time per whole epoch: the same samples in less time.
+// Empty when only one of the two is timing-only.
 std::optional<double> speedup_over(const SpeedupBasis& reference, const SpeedupBasis& run);
 
 // The policy a run's speedups are measured against, given the kinds of its policies in run order:

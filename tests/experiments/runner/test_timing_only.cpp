@@ -128,3 +128,42 @@ TEST_CASE("configs/whatif_1024.yaml: 1,024 workers on 128 servers, local SGD ahe
     if (o.label == "local-sgd" || o.label == "orchestra-lcm") CHECK(*up > 2.0);  // a 178 MB all-reduce every step is what dsgd pays
   }
 }
+
+// A time budget stops a run inside an epoch: the time spent on that epoch's first samples is no
+// whole epoch's. Before, the clock at the stop was divided by the whole epochs: dsgd's one epoch
+// of 31.4 s read as 45.3 s, and local-sgd's speedup as 9.03x where its epochs are 6.92x shorter.
+TEST_CASE("a timing-only run stopped by its time budget compares the time of its whole epochs") {
+  TempDir dir;
+  std::string config = kReplicated;
+  config.replace(config.find("epochs: 2,"), 10, "epochs: 20, max_sim_seconds: 45,");
+  testing::write_text(dir / "cut.yaml", config);
+  const auto run = testing::run_command(std::string(ORCHESTRA_BINARY) + " run " + (dir / "cut.yaml") + " --quiet --out " + (dir / "out"));
+  REQUIRE(run.exit_code == 0);
+  // Each run's whole epochs, and the clock when the last of them ended (epochs.csv's last row).
+  const auto whole_epochs = [&](const std::string& label) {
+    const std::string csv = read_text(dir / ("out/" + label + "/epochs.csv"));
+    const std::size_t last = csv.rfind('\n', csv.size() - 2) + 1;
+    const int epochs = std::stoi(csv.substr(last));
+    const double end_s = std::stod(csv.substr(csv.find(',', last) + 1));
+    return std::pair<int, double>{epochs, end_s};
+  };
+  const auto [dsgd_epochs, dsgd_end] = whole_epochs("dsgd");
+  const auto [local_epochs, local_end] = whole_epochs("local-sgd");
+  const auto dsgd = nlohmann::json::parse(read_text(dir / "out/dsgd/summary.json"));
+  const auto local = nlohmann::json::parse(read_text(dir / "out/local-sgd/summary.json"));
+  REQUIRE(dsgd["epochs"] == dsgd_epochs);
+  REQUIRE(local["epochs"] == local_epochs);
+  // Both stopped inside an epoch (the budget, not the epochs, ended them).
+  CHECK(dsgd_epochs < 20);
+  CHECK(dsgd["sim_time_s"].get<double>() > dsgd_end + 1.0);
+  const double expected = (dsgd_end / dsgd_epochs) / (local_end / local_epochs);
+  CHECK(local["speedup_vs_first"].get<double>() == doctest::Approx(expected));
+  CHECK(read_text(dir / "out/comparison.md").find("| local-sgd | timing only | " + fixed2(expected) + "x |") != std::string::npos);
+  const auto compare = testing::run_command(std::string(ORCHESTRA_BINARY) + " compare " + (dir / "out"));
+  REQUIRE(compare.exit_code == 0);
+  CHECK(compare.output.find("| local-sgd | timing only | " + fixed2(expected) + "x |") != std::string::npos);
+  // The explanation's epoch times are those of whole epochs too.
+  char dsgd_epoch[32];
+  std::snprintf(dsgd_epoch, sizeof dsgd_epoch, "than dsgd (%.1f s)", dsgd_end / dsgd_epochs);
+  CHECK(compare.output.find(dsgd_epoch) != std::string::npos);
+}
