@@ -3,9 +3,13 @@
 // as possible. Among the splits that reach that minimum, the one with the smallest spread
 // (max - min over the workers with B_i > 0) wins, which is the paper's own objective
 // (max T_comp - min T_comp) once the iteration time can go no lower. B_i = 0 takes a worker out:
-// it happens when even one sample on it is slower than the optimum (Sec. 3.1.4).
+// it happens when even one sample on it is slower than the optimum (Sec. 3.1.4), and also when
+// leaving a worker out reaches the same slowest time with a smaller spread among the others, since
+// the spread is over participants: three identical workers t = 50 + 0.1 B and B = 4 get [0, 2, 2]
+// (spread 0), not [2, 1, 1] (0.1 ms), both at 50.2 ms. The iteration time is the same either way.
 //
-// BOA and LB-BSP's GPU variant solve the same min-max integer programme, so they call this too.
+// BOA solves the same min-max integer programme, so it calls this too (LB-BSP splits in proportion
+// to measured speeds instead, lb_bsp_policy.hpp).
 #pragma once
 
 #include <vector>

@@ -137,7 +137,7 @@ const std::vector<PolicyKind>& policy_registry() {
       {"adacomm", "AdaComm: Local SGD whose period falls with the training loss, tau = ceil(sqrt(F/F0) H0)", make_adacomm},
       {"qsr", "QSR: Local SGD whose period grows as the learning rate decays, H = max(H_base, (alpha/lr)^2)", make_qsr},
       {"lbb", "LBB: batches balanced by profiled speed (Eq. 3), tuned online by SE (Alg. 2)", make_lbb, Aggregation::GradientAllReduce},
-      {"boa", "BOA: batches balanced once from profiling, never tuned", make_boa, Aggregation::GradientAllReduce},
+      {"boa", "BOA: batches balanced from profiled linear models, refitted and balanced again at each epoch", make_boa, Aggregation::GradientAllReduce},
       {"lb-bsp", "LB-BSP: batches follow an EMA of measured speeds", make_lb_bsp, Aggregation::GradientAllReduce},
       {"orchestra-lcm", "Orchestra: barrier T from the LCM heuristic, speed-proportional data", make_orchestra_lcm,
        Aggregation::ModelAverage, {"batch_sizes"}},

@@ -241,6 +241,33 @@ TEST_CASE("LB-BSP: batch sizes proportional to the predicted speed") {
   CHECK(report.straggler_effect < 0.05);
 }
 
+// The epoch's short last round ran 3 samples on a worker whose split is 33: at t = 51 + 2.671 B its
+// speed reads 0.051 samples/ms against 0.23. Counted, it cut the worker's share at every epoch's
+// start; a round that did not run the planned split is passed over, as LBB passes it.
+TEST_CASE("LB-BSP: a round that did not run its split (the epoch's short last one) moves nothing") {
+  FakeCluster cluster;
+  lbb::LbBspPolicy policy;
+  policy.start(cluster.view());
+  std::int64_t round = 0;
+  drive(policy, cluster, 1, round);
+  const std::vector<int> split = policy.batch_sizes();
+  const std::vector<double> speeds = policy.predicted_speeds();
+  env::RoundReport tail;
+  const std::vector<int> tail_batches{15, 15, 14, 3};
+  for (std::size_t i = 0; i < tail_batches.size(); ++i) {
+    env::WorkerRoundStats w;
+    w.batch_size = tail_batches[i];
+    w.local_steps = 1;
+    w.samples = tail_batches[i];
+    w.compute_ms = i == 3 ? 51.0 + 2.671 * 3 : 2.0 + 0.6 * tail_batches[i];
+    tail.workers.push_back(w);
+  }
+  tail.epoch_end = true;
+  policy.observe_round(tail);
+  CHECK(policy.batch_sizes() == split);
+  CHECK(policy.predicted_speeds() == speeds);
+}
+
 TEST_CASE("LBB under seeded noise: trimmed profiles stay close, and one seed gives one run") {
   const auto run = [](unsigned seed) {
     FakeCluster cluster(seed);

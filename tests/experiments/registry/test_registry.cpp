@@ -18,6 +18,21 @@
 
 namespace {
 
+// The rows of the README's policy table (between its markers): "name: what it does".
+std::vector<std::string> readme_policy_rows() {
+  const std::string readme = testing::read_text(std::string(ORCHESTRA_SOURCE_DIR) + "/README.md");
+  const auto begin = readme.find("<!-- policies -->"), end = readme.find("<!-- /policies -->");
+  REQUIRE(begin != std::string::npos);
+  REQUIRE(end != std::string::npos);
+  std::istringstream lines(readme.substr(begin, end - begin));
+  std::vector<std::string> rows;
+  const std::regex row(R"(^\| `([a-z0-9-]+)` \| (.*) \|$)");
+  std::smatch m;
+  for (std::string line; std::getline(lines, line);)
+    if (std::regex_search(line, m, row)) rows.push_back(m[1].str() + ": " + m[2].str());
+  return rows;
+}
+
 // The names in the first column of the README's policy table (between its markers).
 std::vector<std::string> readme_policies() {
   const std::string readme = testing::read_text(std::string(ORCHESTRA_SOURCE_DIR) + "/README.md");
@@ -31,6 +46,22 @@ std::vector<std::string> readme_policies() {
   for (std::string line; std::getline(lines, line);)
     if (std::regex_search(line, m, row)) names.push_back(m[1]);
   return names;
+}
+
+// What `orchestra run --help` says of each policy: "name: what it does".
+std::vector<std::string> help_policy_rows() {
+  const auto r = testing::run_command(std::string(ORCHESTRA_BINARY) + " run --help");
+  REQUIRE(r.exit_code == 0);
+  const auto at = r.output.find("\npolicies");
+  REQUIRE(at != std::string::npos);
+  std::istringstream lines(r.output.substr(at + 1));
+  std::string line;
+  std::getline(lines, line);  // the heading
+  std::vector<std::string> rows;
+  const std::regex row(R"(^  ([a-z0-9-]+) +(.*)$)");
+  std::smatch m;
+  while (std::getline(lines, line) && std::regex_search(line, m, row)) rows.push_back(m[1].str() + ": " + m[2].str());
+  return rows;
 }
 
 // The names `orchestra run --help` lists under "policies".
@@ -60,6 +91,14 @@ TEST_CASE("registry: the README's policy table lists exactly the registry's poli
 
 TEST_CASE("registry: orchestra run --help lists exactly the registry's policies, in order") {
   CHECK(help_policies() == experiments::policy_names());
+}
+
+// The README said BOA was "balanced once from profiling, never tuned" after BOA had come to
+// rebalance at every epoch: what each policy does is said once, in the registry.
+TEST_CASE("registry: the README's table says of each policy what orchestra run --help says") {
+  const auto readme = readme_policy_rows(), help = help_policy_rows();
+  REQUIRE(readme.size() == experiments::policy_names().size());
+  CHECK(readme == help);
 }
 
 TEST_CASE("registry: names are unique, and an unknown name is a config error listing every known one") {
