@@ -64,7 +64,11 @@ BatchTimeModel BatchTimeModel::fit(const std::vector<BatchTimePoint>& points, in
   // With fewer distinct batches than coefficients the fit is underdetermined: lower the degree.
   degree = std::min<int>(degree, static_cast<int>(distinct.size()) - 1);
   if (degree < 0) throw std::invalid_argument("cannot fit a batch-time model to no points");
-  if (degree == 0) return BatchTimeModel({points.front().ms}, distinct.back());
+  if (degree == 0) {  // one batch size: the least-squares constant is the mean, not the first point
+    double sum = 0.0;
+    for (const auto& p : points) sum += p.ms;
+    return BatchTimeModel({sum / static_cast<double>(points.size())}, distinct.back());
+  }
 
   // Scale batch sizes to [0,1] so the normal equations stay well conditioned for B up to 1e5.
   const double scale = distinct.back();

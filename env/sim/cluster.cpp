@@ -1,5 +1,6 @@
 #include "env/sim/cluster.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace env {
@@ -14,7 +15,12 @@ std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream) {
 bool Perturbation::active_at(double time_s) const {
   if (time_s < start_s || time_s >= end_s) return false;
   if (period_s <= 0) return true;
-  return std::fmod(time_s - start_s, period_s) < active_s;
+  // The time into the current period. fmod(0.3 - 0.1, 0.1) is 0.0999...: a step at the very start
+  // of a period (a multiple of period_s in decimal) read as the period's end. A time within 1e-9
+  // periods below a boundary counts as the boundary.
+  const double periods = (time_s - start_s) / period_s;
+  const double into = std::max(0.0, (periods - std::floor(periods + 1e-9)) * period_s);
+  return into < active_s;
 }
 
 SimulatedCluster::SimulatedCluster(ClusterSpec spec, std::uint64_t seed)

@@ -14,9 +14,12 @@
 
 namespace env {
 
-// A scheduled change of one worker's speed. Within [start_s, end_s) the step time becomes
+// A scheduled change of one worker's speed. A step that starts within [start_s, end_s) takes
 // t * slowdown + add_ms. With period_s > 0 the perturbation is periodic inside that interval: it
 // is on for the first active_s seconds of every period (LBB Sec. 4.4's cyclic +50 ms disturbance).
+// A step is slowed whole or not at all, by the time it starts (a simulated and a real worker
+// alike, env/real/real_worker.cpp): a window shorter than a step, or between two steps' starts,
+// slows nothing, and a step that starts just before the window's end is slowed whole.
 struct Perturbation {
   int worker = 0;
   double start_s = 0;

@@ -73,3 +73,12 @@ TEST_CASE("bad fits are rejected with a reason") {
   CHECK_THROWS_AS(BatchTimeModel(std::vector<double>{}), std::invalid_argument);
   CHECK_THROWS_AS(BatchTimeModel::fit({{0, 1}}, 3), std::invalid_argument);
 }
+
+// Points of one batch size give no slope: the fit is the least-squares constant, their mean (it
+// was the first point's time: [[4, 3], [4, 5]] gave 3 ms).
+TEST_CASE("a fit to one batch size is the mean time of its points") {
+  const BatchTimeModel flat = BatchTimeModel::fit({{4, 3}, {4, 5}, {4, 7}}, 3);
+  REQUIRE(flat.coefficients().size() == 1);
+  CHECK(flat.coefficients()[0] == doctest::Approx(5.0));
+  CHECK(flat.eval(4) == doctest::Approx(5.0));
+}

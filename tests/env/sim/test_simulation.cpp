@@ -123,6 +123,18 @@ TEST_CASE("perturbations slow a worker inside their interval, periodically if as
   p.active_s = 0.25;
   CHECK(p.active_at(2.1));
   CHECK_FALSE(p.active_at(2.5));
+  // Each period's start, in decimal: fmod(0.3 - 0.1, 0.1) is 0.0999..., and steps at 300, 600
+  // and 700 ms read as their period's end (off) where they are its start (on).
+  Perturbation cyclic;
+  cyclic.start_s = 0.1;
+  cyclic.period_s = 0.1;
+  cyclic.active_s = 0.05;
+  for (int k = 1; k <= 100; ++k) {
+    CAPTURE(k);
+    CHECK(cyclic.active_at(0.1 * k));
+    CHECK(cyclic.active_at(0.1 * k + 0.04));
+    CHECK_FALSE(cyclic.active_at(0.1 * k + 0.06));
+  }
 
   SimulationSpec s = two_worker_spec();
   Perturbation slow;
