@@ -176,6 +176,8 @@ int command_launch(const Args& args) {
   std::optional<ResultsFolder> folder;
   if (launch.node_rank == 0) {
     const std::string out_dir = results_dir(config, flags.run);
+    if (!flags.run.resume)
+      for (const auto& p : experiment.policies) check_checkpoints_replaceable(out_dir, p.entry.label);
     if (flags.run.resume)
       for (const auto& p : experiment.policies) {
         nlohmann::json resolved = config.resolved;

@@ -10,6 +10,7 @@
 #include "common/atomic_file.hpp"
 #include "common/errors.hpp"
 #include "common/json_diff.hpp"
+#include "common/own_output.hpp"
 #include "experiments/results/results_folder.hpp"
 
 namespace experiments {
@@ -155,6 +156,14 @@ void check_resume(const std::string& out_dir, const std::string& label, const js
 void check_resume_loads(const std::string& out_dir, const std::string& label, env::Classifier& model) {
   const std::optional<RunCheckpoint> checkpoint = load_checkpoint(out_dir, label);
   if (checkpoint && !checkpoint->finished) load_checkpoint_model(out_dir, label, model);
+}
+
+void check_checkpoints_replaceable(const std::string& out_dir, const std::string& label) {
+  // What every file of the kind holds: the meta's epochs_done key (save_checkpoint), and the zip
+  // entry of libtorch's serialized module.
+  const std::string base = checkpoint_base(out_dir, label);
+  common::check_replaceable_output(base + ".json", "--out", "a checkpoint's meta (orchestra launch)", "\"epochs_done\":");
+  common::check_replaceable_output(base + ".pt", "--out", "a checkpointed model (orchestra launch)", "archive/data.pkl");
 }
 
 void load_checkpoint_model(const std::string& out_dir, const std::string& label, env::Classifier& model) {

@@ -39,5 +39,9 @@ void check_resume(const std::string& out_dir, const std::string& label, const nl
 // into `model` (a fresh one of the config's): said once, before any rank starts, where rank 0's
 // failure to load it ended the run after every worker had started and read its data.
 void check_resume_loads(const std::string& out_dir, const std::string& label, env::Classifier& model);
+// Throws common::UsageError when `label`'s checkpoint paths in `out_dir` (checkpoints/LABEL.json,
+// .pt) hold files that are not a checkpoint's: a new run replaces only its own kind, never a
+// user's notes that happen to carry a policy's name.
+void check_checkpoints_replaceable(const std::string& out_dir, const std::string& label);
 
 }  // namespace experiments

@@ -370,6 +370,29 @@ TEST_CASE("real: orchestra launch refuses a simulated config and a worker count 
   CHECK(r.output.find("lists 2 workers but the launch starts 3 processes") != std::string::npos);
 }
 
+// A fresh launch replaced a user's file at a checkpoint's path (DIR/checkpoints/dsgd.json, "my
+// notes") with the run's checkpoint. Now only a checkpoint is replaced: its own run's, again.
+TEST_CASE("real: orchestra launch replaces a checkpoint of its own, never a user's file of a checkpoint's name") {
+  testing::TempDir dir;
+  testing::write_text(dir / "c.yaml", quick_config(1, 256, "[dsgd]"));
+  const std::string launch = std::string(ORCHESTRA_BINARY) + " launch --nproc 2 --quiet " + (dir / "c.yaml") + " --out " + (dir / "out");
+  REQUIRE(testing::run_command(launch).exit_code == 0);
+  REQUIRE(std::filesystem::exists(dir / "out/checkpoints/dsgd.pt"));
+  const auto again = testing::run_command(launch);  // its own checkpoints: replaced
+  INFO(again.output);
+  CHECK(again.exit_code == 0);
+  for (const std::string file : {"dsgd.json", "dsgd.pt"}) {
+    CAPTURE(file);
+    const std::string own = testing::read_text(dir / ("out/checkpoints/" + file));
+    testing::write_text(dir / ("out/checkpoints/" + file), "my notes\n");
+    const auto refused = testing::run_command(launch);
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.output.rfind("orchestra launch: --out " + (dir / ("out/checkpoints/" + file)) + ": holds a file that is not a checkpoint", 0) == 0);
+    CHECK(testing::read_text(dir / ("out/checkpoints/" + file)) == "my notes\n");
+    testing::write_text(dir / ("out/checkpoints/" + file), own);
+  }
+}
+
 TEST_CASE("real: a master port another program listens on is one line naming it, without libtorch's own log lines") {
   // A listener on a port the OS gave: what another launch, or any server, holds.
   const int fd = ::socket(AF_INET6, SOCK_STREAM, 0);
