@@ -17,8 +17,13 @@ TEST_CASE("seeds: Student's t at 97.5% and a sample's mean, sd and 95% CI half-w
   CHECK(t_critical_95(1) == doctest::Approx(12.706));
   CHECK(t_critical_95(4) == doctest::Approx(2.776));
   CHECK(t_critical_95(30) == doctest::Approx(2.042));
-  CHECK(t_critical_95(35) == doctest::Approx(2.021));
-  CHECK(t_critical_95(1000) == doctest::Approx(1.960));
+  // Above the table: the exact quantiles (R's qt(0.975, df)) within 1e-4, where the values at 40,
+  // 60 and 120 stood for every df up to them (df 31 read 2.021).
+  CHECK(t_critical_95(31) == doctest::Approx(2.039513).epsilon(5e-5));
+  CHECK(t_critical_95(35) == doctest::Approx(2.030108).epsilon(5e-5));
+  CHECK(t_critical_95(47) == doctest::Approx(2.011741).epsilon(5e-5));
+  CHECK(t_critical_95(119) == doctest::Approx(1.980100).epsilon(5e-5));
+  CHECK(t_critical_95(1000) == doctest::Approx(1.962339).epsilon(5e-5));
   const Spread s = spread_of({10, 12, 14});
   CHECK(s.n == 3);
   CHECK(s.mean == doctest::Approx(12));
@@ -95,6 +100,27 @@ TEST_CASE("seeds: folders of two experiments are not pooled as seeds of one") {
   record(2, "lbb", 0.8, 5);
   const std::string other_keys = "seed-2/lbb: policy 'lbb' ran with other keys than in " + (tmp / "run/seed-1/lbb") + ": window (10, now 5)";
   CHECK_THROWS_WITH_AS(check_one_experiment(read_results({tmp / "run"})), doctest::Contains(other_keys.c_str()), common::DataError);
+
+  // A policy's own seed that follows the run's (orchestra-random's default) differs as the run's
+  // does: one experiment. A seed the config gave must be the same on every seed.
+  const auto record_seeded = [&](int run_seed, int policy_seed) {
+    nlohmann::json config = {{"name", "probe"}, {"seed", run_seed}, {"training", {{"target_accuracy", 0.8}}}, {"runtime", {{"threads", 1}}},
+                             {"policy", {{"name", "orchestra-random"}, {"label", "orchestra-random"}, {"seed", policy_seed}}}};
+    testing::write_text(tmp / ("run/seed-" + std::to_string(run_seed) + "/orchestra-random/config.json"), config.dump(2));
+  };
+  record(2, "lbb", 0.8, 10);
+  testing::write_policy(tmp / "run/seed-1", "orchestra-random", "70", "[1, 3]", testing::rounds_with_barrier());
+  testing::write_policy(tmp / "run/seed-2", "orchestra-random", "80", "[1, 3]", testing::rounds_with_barrier());
+  record_seeded(1, 1);
+  record_seeded(2, 2);
+  CHECK_NOTHROW(check_one_experiment(read_results({tmp / "run"})));
+  record_seeded(1, 7);
+  record_seeded(2, 7);
+  CHECK_NOTHROW(check_one_experiment(read_results({tmp / "run"})));
+  record_seeded(2, 8);
+  CHECK_THROWS_WITH_AS(check_one_experiment(read_results({tmp / "run"})), doctest::Contains("seed (7, now 8)"), common::DataError);
+  record_seeded(1, 1);
+  record_seeded(2, 2);
 
   // A policy folder without a readable config.json (results written by hand) is not checked.
   std::filesystem::remove(tmp / "run/seed-2/lbb/config.json");
