@@ -144,11 +144,14 @@ void SurrogateDynamics::advance(ReplicaState& r, double steps, double batch, dou
   const double ratio = m_.progress.reference_batch / b;
   r.progress += steps * lr_factor * std::pow(ratio, -m_.progress.batch_exponent);
   r.drift += steps * lr_factor * std::pow(ratio, m_.progress.drift_batch_exponent);
+  // The inherited noise and the barrier P relax whatever the fresh noise's level: with level 0 and
+  // a divergence > 0 (a file may say so; the fit never writes one), P was added at every average
+  // and never shed, and the loss climbed without bound.
+  const double a = std::exp(-m_.noise.relaxation * lr_factor * steps);
+  r.decay *= a;
+  r.penalty_decay *= m_.noise.penalty_speedup == 1 ? a : std::exp(-m_.noise.penalty_speedup * m_.noise.relaxation * lr_factor * steps);
   if (m_.noise.level > 0) {
-    const double a = std::exp(-m_.noise.relaxation * lr_factor * steps);
     const double stationary = m_.noise.level * lr_factor * std::pow(ratio, m_.noise.batch_exponent);
-    r.decay *= a;
-    r.penalty_decay *= m_.noise.penalty_speedup == 1 ? a : std::exp(-m_.noise.penalty_speedup * m_.noise.relaxation * lr_factor * steps);
     r.fresh = a * r.fresh + (1.0 - a) * stationary;
   }
   r.steps += static_cast<std::int64_t>(std::llround(steps));
@@ -188,7 +191,9 @@ SurrogateDynamics::NoiseParts SurrogateDynamics::average_parts(const std::vector
   parts.round_steps = steps;
   parts.inherited = shared * shared;
   const double r = m_.noise.divergence > 0 ? std::pow(drift / m_.noise.divergence_scale, m_.noise.divergence_exponent) : 0.0;
-  parts.penalty = (1.0 - w_sq) * m_.noise.divergence * r / (1.0 + r);
+  // r / (1 + r), 1 where r overflows: a steep exponent made r inf, and inf / inf a NaN loss.
+  const double saturation = std::isinf(r) ? 1.0 : r / (1.0 + r);
+  parts.penalty = (1.0 - w_sq) * m_.noise.divergence * saturation;
   parts.fresh = fresh_sq + (1.0 - w_sq) * m_.noise.unrecovered * fresh + parts.penalty;
   return parts;
 }

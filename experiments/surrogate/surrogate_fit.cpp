@@ -414,12 +414,20 @@ FitQuality judge(const env::SurrogateModel& model, const RoundLogs& logs, const 
     q.accuracy_rmse = std::sqrt(acc_ss / static_cast<double>(q.rounds));
   }
   if (q.reached > 0) q.target_coverage_80 /= static_cast<double>(q.reached);
-  const std::int64_t timed = q.reached - misses_of_reached;  // episodes with a time on both sides
-  if (timed > 0) {
-    q.target_error = error_sum / static_cast<double>(timed);
-    q.target_log_bias = log_sum / static_cast<double>(timed);
+  q.timed = q.reached - misses_of_reached;  // episodes with a time on both sides
+  if (q.timed > 0) {
+    q.target_error = error_sum / static_cast<double>(q.timed);
+    q.target_log_bias = log_sum / static_cast<double>(q.timed);
   }
   return q;
+}
+
+double form_score(const FitQuality& q) {
+  // target_error is a mean over the timed episodes only: scaled back by those, not by every
+  // episode the logged run timed (that inflated the error sum by reached / timed, and a form that
+  // missed half the targets could lose to one 58% off on every episode).
+  const double timed = static_cast<double>(q.timed), disagreements = static_cast<double>(q.miss_disagreements);
+  return (q.target_error * timed + disagreements) / std::max(1.0, timed + disagreements) + 1e-3 * q.loss_rmse;
 }
 
 SurrogateFitResult fit_surrogate(const RoundLogs& logs, const SurrogateFitOptions& options) {
@@ -454,9 +462,7 @@ SurrogateFitResult fit_surrogate(const RoundLogs& logs, const SurrogateFitOption
                                              {"iterations", fit.iterations}};
     // The choice: time to target first (what the environment's reward and the fidelity goal are
     // about), a miss disagreement counting as a 100% error; the path's RMSE breaks ties.
-    const double timed = static_cast<double>(fit.holdout.reached);
-    const double score = (fit.holdout.target_error * timed + static_cast<double>(fit.holdout.miss_disagreements)) / std::max(1.0, timed) +
-                         1e-3 * fit.holdout.loss_rmse;
+    const double score = form_score(fit.holdout);
     if (score < best) {
       best = score;
       result.chosen = form;

@@ -54,13 +54,19 @@ struct FitQuality {
   double loss_rmse = 0;          // of ln L along the expected path, per round
   double accuracy_rmse = 0;      // of the expected accuracy, per round
   std::int64_t reached = 0;      // episodes whose logged run reached the target
-  double target_error = 0;       // mean |median surrogate time / logged time - 1| over those
+  std::int64_t timed = 0;        // of those, the ones the surrogate's median reaches too
+  double target_error = 0;       // mean |median surrogate time / logged time - 1| over those timed
   double target_log_bias = 0;    // mean ln(median surrogate time / logged time) over those
   std::int64_t miss_disagreements = 0;  // episodes where one reaches the target and the other (median) does not
   // Of the episodes whose logged run reached the target: the share whose logged time lies within
   // the draws' 10th-90th percentiles (about 0.8 when the surrogate's spread is the real one's).
   double target_coverage_80 = 0;
 };
+
+// How `surrogate fit` ranks its forms on the held-out episodes (smaller is better): the mean
+// |relative error| of the time to target over every episode either side times, a miss
+// disagreement counting as a 100% error, plus 1e-3 times the path's ln-loss RMSE to break ties.
+double form_score(const FitQuality& holdout);
 
 struct FormFit {
   env::SurrogateModel model;     // fitted on the training episodes

@@ -79,7 +79,9 @@ ReplayTrace replay_mean(const env::SurrogateDynamics& dynamics, const LoggedEpis
     const env::ReplicaState averaged = dynamics.average(through.members, through.weights, nullptr);
     dynamics.observe(global, averaged, nullptr);
     trace.loss.push_back(global.loss);
-    trace.accuracy.push_back(model.accuracy.at(global.loss));
+    // The map the environment reads (observe()): with a calibrated steps gain, the round's local
+    // steps move it too; without them --judge's accuracy RMSE and --paths judged another map.
+    trace.accuracy.push_back(model.accuracy.at(global.loss, averaged.round_steps));
     trace.train_loss.push_back(through.train_loss);
     trace.fresh.push_back(parts.fresh);
     trace.steps.push_back(through.steps);

@@ -118,6 +118,36 @@ TEST_CASE("surrogate: the barrier between drifted replicas is shed at its own ra
   }
 }
 
+// With no fresh noise (level 0) the barrier P between drifted replicas was added at each average
+// and never shed: the loss climbed by it round after round, whatever k.
+TEST_CASE("surrogate: with no fresh noise the barrier is shed all the same") {
+  env::SurrogateModel m = testing::plain_surrogate();
+  m.noise = {0.1, 0.0, 1.0, 0.5, 0.05, 20.0, 1.0, 0.0, 0.0, 0.0};  // the test above's, level 0
+  const double barrier = 0.5 * 0.05 * 0.25 / 1.25;
+  for (const double k : {1.0, 10.0}) {
+    CAPTURE(k);
+    m.noise.penalty_speedup = k;
+    const env::SurrogateDynamics dynamics(m);
+    env::ReplicaState a, b;
+    dynamics.advance(a, 5, 16, 1.0);
+    dynamics.advance(b, 5, 16, 1.0);
+    env::ReplicaState r = dynamics.average({&a, &b}, {0.5, 0.5}, nullptr);
+    CHECK(r.noise() == doctest::Approx(barrier));
+    dynamics.advance(r, 3, 16, 1.0);
+    CHECK(r.noise() == doctest::Approx(barrier * std::exp(-0.3 * k)));
+  }
+  // A steep exponent (r = (d / d_q)^eta overflows) saturates the barrier at q instead of a NaN.
+  m.noise.penalty_speedup = 1;
+  m.noise.divergence_exponent = 400;
+  const env::SurrogateDynamics steep(m);
+  env::ReplicaState a, b;
+  steep.advance(a, 500, 16, 1.0);  // drift 500, d_q 20: r = 25^400
+  steep.advance(b, 500, 16, 1.0);
+  const env::ReplicaState avg = steep.average({&a, &b}, {0.5, 0.5}, nullptr);
+  CHECK(std::isfinite(avg.noise()));
+  CHECK(avg.penalty == doctest::Approx(0.5 * 0.05));
+}
+
 TEST_CASE("SurrogateEnv: one averaging round of the simulated cluster gives the hand-computed loss") {
   env::SurrogateEnv cluster = make_env(testing::plain_surrogate(), 3);
   CHECK(cluster.evaluate().loss == doctest::Approx(2.0));  // untrained: F(0)

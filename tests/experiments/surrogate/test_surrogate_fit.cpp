@@ -156,3 +156,41 @@ TEST_CASE("round logs: read back from files, and a bad row named with its file a
   testing::TempDir empty;
   CHECK_THROWS_WITH_AS(read_round_logs({empty.path.string()}), doctest::Contains("task.json: missing"), common::DataError);
 }
+
+// Form A times 5 of 10 held-out targets 10% off and misses 5; form B times all 10, 58% off each.
+// By the rule (mean |error| over every episode either side times, a miss counting as 100%) A is
+// 0.55 and B 0.58; the fit chose B, scaling A's mean error by 10 episodes where it was over 5.
+TEST_CASE("surrogate fit ranks its forms by the mean error over every timed episode, a miss counting 1") {
+  experiments::FitQuality a, b;
+  a.reached = 10, a.timed = 5, a.miss_disagreements = 5, a.target_error = 0.10;
+  b.reached = 10, b.timed = 10, b.miss_disagreements = 0, b.target_error = 0.58;
+  CHECK(experiments::form_score(a) == doctest::Approx(0.55));
+  CHECK(experiments::form_score(b) == doctest::Approx(0.58));
+  CHECK(experiments::form_score(a) < experiments::form_score(b));
+  // A logged miss the surrogate times counts in the mean too; the path's RMSE only breaks ties.
+  experiments::FitQuality c = b;
+  c.miss_disagreements = 2;
+  c.loss_rmse = 0.5;
+  CHECK(experiments::form_score(c) == doctest::Approx((0.58 * 10 + 2) / 12 + 5e-4));
+}
+
+// The expected path's accuracy is the environment's map (observe()): with a calibrated steps gain
+// the round's local steps raise it. The path left them out, so --judge and --paths judged a file
+// of `calibrate --steps-gains` by another map than the one its environment reads.
+TEST_CASE("surrogate fit: the expected path's accuracy counts the round's local steps, as the environment does") {
+  env::SurrogateModel m = known_model();
+  m.accuracy.steps_gain = 0.05;
+  m.accuracy.steps_reference = 1;
+  const RoundLogs logs = logs_of(known_model(), 3);
+  const env::SurrogateDynamics dynamics(m);
+  int checked = 0;
+  for (const LoggedEpisode& episode : logs.episodes) {
+    const ReplayTrace trace = replay_mean(dynamics, episode, m.task.lr, ReplayMode::Mean);
+    for (std::size_t t = 0; t < episode.rounds.size(); ++t) {
+      const double steps = episode.rounds[t].workers[0].steps;  // every member takes the same steps
+      CHECK(trace.accuracy[t] == doctest::Approx(m.accuracy.at(trace.loss[t], steps)));
+      if (steps > 2 && m.accuracy.at(trace.loss[t], steps) > m.accuracy.at(trace.loss[t]) + 1e-3) ++checked;
+    }
+  }
+  CHECK(checked > 0);  // the gain moved some rounds' accuracy
+}
