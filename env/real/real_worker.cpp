@@ -168,6 +168,7 @@ void RealWorker::run_average_round(const RoundPlan& plan, RealRoundStats& stats)
   if (global.needs_round_start()) {
     torch::NoGradGuard no_grad;
     for (const auto& p : replicas_->model(0).parameters()) round_start.push_back(p.clone());
+    if (global.fednova) replicas_->reset_momentum();  // a_i counts the round's steps from a fresh buffer
   }
   for (const AveragingChunk& chunk : round.chunks) {
     for (std::size_t i = 0; i < n; ++i)

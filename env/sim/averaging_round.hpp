@@ -26,8 +26,9 @@ struct AverageGroup {
   bool contains(int worker) const;
 };
 
-// a_i of FedNova for `steps` local steps of SGD with momentum `rho` (a fresh buffer): the number of
-// plain steps the momentum steps amount to. rho = 0 gives `steps`.
+// a_i of FedNova for `steps` local steps of SGD with momentum `rho` (a fresh buffer: the replicas
+// zero theirs at a FedNova round's start, WorkerReplicas::reset_momentum): the number of plain
+// steps the momentum steps amount to. rho = 0 gives `steps`.
 double fednova_effective_steps(int steps, double rho);
 
 // The round's global model (Orchestra Eq. 2, and FedNova and the outer optimizer from the plan).

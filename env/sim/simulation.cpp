@@ -116,7 +116,7 @@ void Simulation::run_average_round(const RoundPlan& plan, RoundReport& report) {
   rebalance_shards(data_, plan, spec_.shards);
   const AveragingRound round = describe_averaging_round(plan, spec_.cluster, data_);
   std::vector<double> now(n, clock_ms_);
-  if (hooks_ && round.global.needs_round_start()) hooks_->begin_global_round();
+  if (hooks_ && round.global.needs_round_start()) hooks_->begin_global_round(round.global);
 
   for (const AveragingChunk& chunk : round.chunks) {
     std::vector<std::vector<IndexSpan>> chunk_batches(n);

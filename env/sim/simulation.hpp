@@ -35,7 +35,10 @@ class TrainingHooks {
   virtual void average(const AverageGroup& group, const std::vector<int>& receivers) = 0;
   // FedNova and the outer optimizer (GlobalAverage::needs_round_start): the model at the start of
   // the round, kept before its first local step ...
-  virtual void begin_global_round() { throw std::logic_error("this training cannot run FedNova or an outer optimizer"); }
+  virtual void begin_global_round(const GlobalAverage& global) {
+    (void)global;
+    throw std::logic_error("this training cannot run FedNova or an outer optimizer");
+  }
   // ... and the round's global model from it, written into every replica.
   virtual void global_update(const GlobalAverage& global) {
     (void)global;

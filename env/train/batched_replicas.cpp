@@ -357,6 +357,11 @@ void BatchedReplicaSet::snapshot_global() {
   for (const auto& p : params_) round_start_.push_back(p[0].clone());
 }
 
+void BatchedReplicaSet::reset_momentum() {
+  torch::NoGradGuard no_grad;
+  for (auto& m : momentum_) m.zero_();  // buf = mu 0 + d: the first step's d, as a fresh buffer
+}
+
 void BatchedReplicaSet::global_update(const GlobalAverage& global) {
   if (global.members.empty()) return;
   if (round_start_.size() != params_.size()) throw std::logic_error("global_update without snapshot_global at the round's start");

@@ -35,6 +35,7 @@ class BatchedReplicaSet : public WorkerReplicas {
   std::vector<double> local_steps(const Dataset& train, const std::vector<std::vector<IndexSpan>>& batches) override;
   void average(const std::vector<int>& members, const std::vector<double>& weights, const std::vector<int>& receivers) override;
   void snapshot_global() override;
+  void reset_momentum() override;
   void global_update(const GlobalAverage& global) override;
   void set_learning_rate(double lr) override { optimizer_.lr = lr; }
   EvalResult evaluate(const Dataset& test) override;

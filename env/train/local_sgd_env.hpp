@@ -80,7 +80,10 @@ class LocalSgdEnv : public RoundCluster, private TrainingHooks {
   void average(const AverageGroup& group, const std::vector<int>& receivers) override {
     replicas_->average(group.members, group.weights, receivers);
   }
-  void begin_global_round() override { replicas_->snapshot_global(); }
+  void begin_global_round(const GlobalAverage& global) override {
+    replicas_->snapshot_global();
+    if (global.fednova) replicas_->reset_momentum();  // a_i counts the round's steps from a fresh buffer
+  }
   void global_update(const GlobalAverage& global) override { replicas_->global_update(global); }
   const Dataset& train_data() const { return placed_->train; }
 

@@ -42,6 +42,11 @@ void ReplicaSet::snapshot_global() {
   for (std::size_t k = 0; k < parameter_count_; ++k) round_start_.push_back(params_[0][k].clone());
 }
 
+void ReplicaSet::reset_momentum() {
+  // torch::optim::SGD starts a parameter's buffer at its first step's d when it has no state.
+  for (auto& optimizer : optimizers_) optimizer->state().clear();
+}
+
 void ReplicaSet::global_update(const GlobalAverage& global) {
   const std::vector<int>& members = global.members;
   const std::vector<double>& weights = global.weights;

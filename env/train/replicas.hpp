@@ -37,6 +37,7 @@ class ReplicaSet : public WorkerReplicas {
   void average(const std::vector<int>& members, const std::vector<double>& weights, const std::vector<int>& receivers) override;
 
   void snapshot_global() override;
+  void reset_momentum() override;
   // FedNova uses each member's local `steps` and the optimizer's momentum. Parameters only:
   // floating buffers (BatchNorm statistics) are averaged plainly.
   void global_update(const GlobalAverage& global) override;

@@ -49,6 +49,11 @@ class WorkerReplicas {
   // round's global model from it, written into every replica.
   virtual void snapshot_global() = 0;
   virtual void global_update(const GlobalAverage& global) = 0;
+  // Every replica's momentum buffer back to zero: FedNova's a_i (averaging_round.hpp) counts a
+  // round's momentum steps from a fresh buffer, so a FedNova round starts from one. Carried over,
+  // a worker with one local step moved ~1/(1 - rho) gradients where a_i counts 1, and after a
+  // few rounds it held 3.5x the normalized weight of a worker with eight (rho 0.9).
+  virtual void reset_momentum() = 0;
   virtual void set_learning_rate(double lr) = 0;
   // Test accuracy and loss of replica 0, which holds the global model after a synchronization.
   virtual EvalResult evaluate(const Dataset& test) = 0;

@@ -273,6 +273,12 @@ void check_also_entries(const EvaluateOptions& options, const agents::PolicyCont
       ExperimentConfig one = config;
       one.policies = {entry};
       expand_sweeps(one);
+      // A list value is a sweep: its runs are written under generated labels
+      // (fixed-t-T_ms=50, ...) that the tables, which read one folder per entry, never find; the
+      // tables failed after every run had run.
+      if (one.policies.size() != 1)
+        throw common::ConfigError("--also: a list value is a sweep of " + std::to_string(one.policies.size()) +
+                                  " policies; evaluate judges one policy per --also: give each value its own --also");
       for (const auto& p : one.policies) make_policy(p, one);
     } catch (const common::ConfigError& e) {
       std::string why = e.what();  // "--also:1: policies...: message" or "--also:1: H: message"

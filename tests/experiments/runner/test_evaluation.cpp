@@ -471,5 +471,11 @@ TEST_CASE("orchestra evaluate --baselines-from: only the policies run, and the t
                              (dir / "full") + " --out " + (dir / "bad"));
   CHECK(bad.exit_code == 2);
   CHECK(bad.output.find("--also {name: [: not a policy entry") != std::string::npos);
+  // A list value is a sweep whose runs the tables never find: they failed after every run.
+  bad = testing::run_command(std::string(ORCHESTRA_BINARY) + " evaluate " + (dir / "a/policy.pt") + " --also '{name: fixed-t, T_ms: [50, 60]}'" +
+                             " --baselines-from " + (dir / "full") + " --out " + (dir / "bad"));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find("--also {name: fixed-t, T_ms: [50, 60]}: a list value is a sweep of 2 policies") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "bad"));
   CHECK(testing::read_text(dir / "reuse/evaluation.csv") == testing::read_text(dir / "full/evaluation.csv"));
 }
