@@ -367,7 +367,9 @@ std::vector<ClusterPlan> plan_from_baselines(const EvaluateOptions& options, con
     } catch (const YAML::Exception& e) {
       throw common::DataError(source + ": not readable as an evaluation's config (" + e.msg + ")");
     }
-    const YAML::Node expected_random = random_entry(controls.front(), parse_config(emit(root), source));
+    const ExperimentConfig earlier = parse_config(emit(root), source);
+    const YAML::Node expected_random = random_entry(controls.front(), earlier);
+    if (plans.empty()) check_also_entries(options, controls.front(), earlier);
     YAML::Node baselines(YAML::NodeType::Sequence);
     for (const auto& entry : root["policies"]) {
       const std::string kind = entry_kind(entry);
