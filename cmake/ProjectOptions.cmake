@@ -1,10 +1,13 @@
 include(${CMAKE_CURRENT_LIST_DIR}/TorchPch.cmake)  # orchestra_torch_pch
 
-# Unity builds (scripts/build.sh turns them on; BENCHMARKS.md, "Build time"): a library's sources
-# compiled in batches, each batch one translation unit, so that the libtorch templates its files
-# share are instantiated and optimized once per batch instead of once per file. Off by default:
-# an edit then recompiles its whole batch, which a developer iterating on one file does not want.
-option(ORCHESTRA_UNITY_BUILD "Compile each library's sources in batches of ORCHESTRA_UNITY_BATCH files" OFF)
+# Unity builds (BENCHMARKS.md, "Build time"): each library's and test suite's sources compiled in
+# batches, each batch one translation unit, so that the libtorch header is loaded, and the
+# templates its files share are instantiated and optimized, once per batch instead of once per file.
+# On by default: a clean build (the first command, CI) is what a 2-core machine waits for. An edit
+# then recompiles its whole batch; configure with -DORCHESTRA_UNITY_BUILD=OFF to iterate on one
+# file. So that batches can form in any order, names in a file's anonymous namespace must not be
+# used by another file of the same target (checked with -DORCHESTRA_UNITY_BATCH=0, one batch each).
+option(ORCHESTRA_UNITY_BUILD "Compile each target's sources in batches of ORCHESTRA_UNITY_BATCH files" ON)
 set(ORCHESTRA_UNITY_BATCH 8 CACHE STRING "Sources per unity batch")
 
 # Warnings on our own targets only; third-party headers come in as SYSTEM includes.

@@ -12,7 +12,7 @@
 namespace experiments {
 namespace {
 
-const char* kHelp = R"(usage: orchestra soup POLICY.pt POLICY.pt... --out FILE
+const char* kSoupHelp = R"(usage: orchestra soup POLICY.pt POLICY.pt... --out FILE
 
 Writes to FILE (atomically) the policy whose every weight is the mean of the given policies'
 (the uniform soup of Wortsman et al., ICML 2022): for networks fine-tuned from one start that
@@ -36,7 +36,7 @@ int command_soup(const Args& args) {
   std::string out;
   for (ArgCursor arg(args); arg.next();) {
     if (arg.is_help()) {
-      std::cout << kHelp;
+      std::cout << kSoupHelp;
       return 0;
     }
     if (arg.is("--out")) {

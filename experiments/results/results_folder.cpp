@@ -19,11 +19,6 @@ using nlohmann::json;
 // The files of an A3C training (`orchestra train`), and its folder of snapshots.
 const char* const kTrainingFiles[] = {"train.csv", "checkpoint.pt", "policy.pt", "snapshots"};
 
-bool is_policy_folder(const fs::path& dir) {
-  std::error_code ec;
-  return fs::is_regular_file(dir / "summary.json", ec);
-}
-
 bool holds_policy_folders(const fs::path& dir) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec))
@@ -217,6 +212,11 @@ ResultsFolder::ResultsFolder(const std::string& dir, const FolderPlan& plan, boo
     for (const auto& also : f->also_remove) fs::remove_all(also);
   }
   std::cerr << "orchestra: " << overwrite_flag << ": removed from " << dir << ": " << describe(removable, dir) << std::endl;
+}
+
+bool is_policy_folder(const std::filesystem::path& dir) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(dir / "summary.json", ec);
 }
 
 }  // namespace experiments

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include <filesystem>
 #include "common/folder_lock.hpp"
 
 namespace experiments {
@@ -67,6 +68,9 @@ struct FolderFinding {
   bool removable = false;  // another experiment's results (--overwrite removes them); else never touched
   std::vector<std::string> also_remove;  // beside it, when removed (a seed's log)
 };
+
+// A folder one policy's run wrote: it holds summary.json.
+bool is_policy_folder(const std::filesystem::path& dir);
 
 // Every finding in `dir` against `plan`, in name order (nothing when `dir` does not exist).
 std::vector<FolderFinding> look_at_folder(const std::string& dir, const FolderPlan& plan);

@@ -13,17 +13,13 @@
 #include "common/json_file.hpp"
 #include "common/csv_table.hpp"
 #include "common/names.hpp"
+#include "experiments/results/results_folder.hpp"
 
 namespace experiments {
 namespace {
 
 namespace fs = std::filesystem;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-bool is_policy_folder(const fs::path& dir) {
-  std::error_code ec;
-  return fs::is_regular_file(dir / "summary.json", ec);
-}
 
 // Sub-folders in name order; hidden ones (a run's staging folders, ".git") are skipped.
 std::vector<fs::path> sub_folders(const fs::path& dir) {

@@ -13,10 +13,10 @@
 namespace experiments {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kMissing = std::numeric_limits<double>::quiet_NaN();
 
-void add_round(RoundSeries& s, std::int64_t round, int epoch, double se, double barrier, double comm = kNaN, double length = kNaN,
-               double clock = kNaN) {
+void add_round(RoundSeries& s, std::int64_t round, int epoch, double se, double barrier, double comm = kMissing, double length = kMissing,
+               double clock = kMissing) {
   s.round.push_back(round);
   s.epoch.push_back(epoch);
   s.straggler_effect.push_back(se);
@@ -25,10 +25,10 @@ void add_round(RoundSeries& s, std::int64_t round, int epoch, double se, double 
   s.round_ms.push_back(length);
   s.clock_ms.push_back(clock);
   for (auto& w : s.workers) {
-    w.compute_ms.push_back(kNaN);
-    w.batch_size.push_back(kNaN);
-    w.local_steps.push_back(kNaN);
-    w.idle_ms.push_back(kNaN);
+    w.compute_ms.push_back(kMissing);
+    w.batch_size.push_back(kMissing);
+    w.local_steps.push_back(kMissing);
+    w.idle_ms.push_back(kMissing);
   }
 }
 
@@ -38,10 +38,10 @@ WorkerSeries& worker(RoundSeries& s, std::map<std::string, std::size_t>& index, 
     WorkerSeries w;
     w.name = name;
     // A worker first seen late has no values for the rounds before.
-    w.compute_ms.assign(s.round.size(), kNaN);
-    w.batch_size.assign(s.round.size(), kNaN);
-    w.local_steps.assign(s.round.size(), kNaN);
-    w.idle_ms.assign(s.round.size(), kNaN);
+    w.compute_ms.assign(s.round.size(), kMissing);
+    w.batch_size.assign(s.round.size(), kMissing);
+    w.local_steps.assign(s.round.size(), kMissing);
+    w.idle_ms.assign(s.round.size(), kMissing);
     s.workers.push_back(std::move(w));
     it = index.emplace(name, s.workers.size() - 1).first;
   }
@@ -58,7 +58,7 @@ RoundSeries read_rounds_csv(const std::string& path, RoundsCheck check) {
              batch = csv.column("batch_size"), compute = csv.column("compute_ms"), se = csv.column("straggler_effect");
   const auto steps = csv.find("local_steps"), barrier = csv.find("barrier_ms");
   const auto idle = csv.find("idle_ms"), comm = csv.find("comm_ms"), length = csv.find("round_ms"), clock = csv.find("clock_ms");
-  const auto cell_or_nan = [&](const std::optional<std::size_t>& column) { return column ? csv.number(*column) : kNaN; };
+  const auto cell_or_nan = [&](const std::optional<std::size_t>& column) { return column ? csv.number(*column) : kMissing; };
   RoundSeries s;
   std::map<std::string, std::size_t> index;
   while (csv.next()) {
@@ -115,7 +115,7 @@ RoundSeries read_iterations_csv(const std::string& path) {
   }
   if (s.workers.empty()) throw common::DataError(path + ": no worker columns (<name>_batch with <name>_ms)");
   while (csv.next()) {
-    add_round(s, static_cast<std::int64_t>(csv.number(round)), -1, csv.number(se), kNaN);
+    add_round(s, static_cast<std::int64_t>(csv.number(round)), -1, csv.number(se), kMissing);
     for (std::size_t i = 0; i < columns.size(); ++i) {
       s.workers[i].batch_size.back() = csv.number(columns[i].batch);
       s.workers[i].compute_ms.back() = csv.number(columns[i].ms);

@@ -17,7 +17,7 @@ constexpr const char* kEveryVariable = "ORCHESTRA_PROGRESS_EVERY_S";
 constexpr int kBarWidth = 20;
 constexpr std::size_t kDefaultWidth = 120;  // a terminal that does not say its width
 
-std::string number(double v) {
+std::string progress_number(double v) {
   char buf[48];
   if (std::fabs(v - std::round(v)) < 1e-9) std::snprintf(buf, sizeof buf, "%.0f", v);
   else std::snprintf(buf, sizeof buf, "%.2f", v);
@@ -123,11 +123,11 @@ std::string ProgressReporter::line() const { return line_with(fields_.size()); }
 
 std::string ProgressReporter::line_with(std::size_t shown_fields) const {
   const double elapsed = std::chrono::duration<double>(now_() - task_start_).count();
-  std::string s = label_ + "  " + number(done_);
+  std::string s = label_ + "  " + progress_number(done_);
   if (total_ > 0) {
     char pct[32];
     std::snprintf(pct, sizeof pct, " (%.0f%%)", std::floor(100.0 * std::clamp(done_ / total_, 0.0, 1.0)));
-    s += "/" + number(total_) + " " + unit_ + pct;
+    s += "/" + progress_number(total_) + " " + unit_ + pct;
   } else {
     s += " " + unit_;
   }

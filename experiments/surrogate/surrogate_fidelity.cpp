@@ -24,7 +24,7 @@ std::map<Key, const ControllerRun*> index_of(const std::vector<ControllerRun>& r
 // `orchestra evaluate`'s reading of a run: its time to target, or its run time when it missed.
 double time_of(const ControllerRun& r) { return r.time_to_target_s ? *r.time_to_target_s : r.run_time_s; }
 
-std::string fixed(double x, int digits) {
+std::string fixed_digits(double x, int digits) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.*f", digits, x);
   return buffer;
@@ -40,7 +40,7 @@ std::string missed(int misses, int seeds) {
   return misses > 0 ? " (" + std::to_string(misses) + " of " + std::to_string(seeds) + " missed)" : "";
 }
 
-std::string with_misses(double s, int misses, int seeds) { return fixed(s, 2) + missed(misses, seeds); }
+std::string with_misses(double s, int misses, int seeds) { return fixed_digits(s, 2) + missed(misses, seeds); }
 
 }  // namespace
 
@@ -148,23 +148,23 @@ std::string surrogate_fidelity_markdown(const SurrogateFidelity& f) {
   for (const auto& c : f.clusters) {
     const auto& rb = c.sweep[static_cast<std::size_t>(c.real_best)];
     const auto& sb = c.sweep[static_cast<std::size_t>(c.surrogate_best)];
-    md += "| " + c.cluster + " | " + fixed(rb.barrier_ms, 0) + " | " + fixed(sb.barrier_ms, 0) + " | " +
+    md += "| " + c.cluster + " | " + fixed_digits(rb.barrier_ms, 0) + " | " + fixed_digits(sb.barrier_ms, 0) + " | " +
           (c.best_same_or_adjacent() ? (c.real_best == c.surrogate_best ? "same" : "adjacent") : "**no**") + " | " +
           with_misses(rb.real_s, rb.real_misses, rb.seeds) + " | " + with_misses(rb.surrogate_s, rb.surrogate_misses, rb.seeds) + " | " +
-          percent(c.error_at_real_best()) + " | " + fixed(c.real_oracle_s(), 2) + " | " + fixed(c.surrogate_oracle_s(), 2) + " | " +
-          percent(c.oracle_error()) + " | " + fixed(100 * c.sweep_mean_abs_error(), 1) + "% | " +
-          fixed(c.pick_over_real_best(), 3) + "x" + missed(sb.real_misses, sb.seeds) + " |\n";
+          percent(c.error_at_real_best()) + " | " + fixed_digits(c.real_oracle_s(), 2) + " | " + fixed_digits(c.surrogate_oracle_s(), 2) + " | " +
+          percent(c.oracle_error()) + " | " + fixed_digits(100 * c.sweep_mean_abs_error(), 1) + "% | " +
+          fixed_digits(c.pick_over_real_best(), 3) + "x" + missed(sb.real_misses, sb.seeds) + " |\n";
   }
   md += "\nBest static T the same or adjacent on " + std::to_string(f.best_same_or_adjacent) + " of " + std::to_string(f.clusters.size()) +
         " clusters; time at the real best T within 10% on " + std::to_string(f.within_10_percent) + " of " +
-        std::to_string(f.clusters.size()) + " (mean |error| " + fixed(100 * f.mean_abs_error_at_best, 1) + "%); over every sweep point " +
-        fixed(100 * f.mean_abs_error_sweep, 1) + "% mean |error|.\n\n";
+        std::to_string(f.clusters.size()) + " (mean |error| " + fixed_digits(100 * f.mean_abs_error_at_best, 1) + "%); over every sweep point " +
+        fixed_digits(100 * f.mean_abs_error_sweep, 1) + "% mean |error|.\n\n";
   // The surrogate's pick as a baseline: what it costs in real training, beside every controller.
   md += "In real training, over the real best static T (geometric mean over clusters): the static T chosen on the surrogate " +
-        fixed(f.pick_over_real_best, 3) + "x (at most " + fixed(f.pick_worst, 2) + "x, " + f.pick_worst_cluster + "; " +
+        fixed_digits(f.pick_over_real_best, 3) + "x (at most " + fixed_digits(f.pick_worst, 2) + "x, " + f.pick_worst_cluster + "; " +
         std::to_string(f.pick_real_misses) + " of its " + std::to_string(f.pick_real_runs) + " real runs missed the target)";
   for (const auto& o : f.others_over_real_best) {
-    md += "; " + o.controller + " " + fixed(o.geomean, 3) + "x";
+    md += "; " + o.controller + " " + fixed_digits(o.geomean, 3) + "x";
     if (o.clusters != static_cast<int>(f.clusters.size()))
       md += " (" + std::to_string(o.clusters) + " of " + std::to_string(f.clusters.size()) + " clusters)";
   }
@@ -185,9 +185,9 @@ std::string surrogate_fidelity_csv(const SurrogateFidelity& f) {
   std::string csv = "cluster,controller,barrier_ms,seeds,real_s,real_misses,surrogate_s,surrogate_misses,error,real_best,surrogate_best\n";
   for (const auto& c : f.clusters) {
     const auto row = [&](const ControllerTimes& t, bool sweep, std::size_t k) {
-      csv += c.cluster + "," + t.controller + "," + fixed(t.barrier_ms, 3) + "," + std::to_string(t.seeds) + "," + fixed(t.real_s, 4) + "," +
-             std::to_string(t.real_misses) + "," + fixed(t.surrogate_s, 4) + "," + std::to_string(t.surrogate_misses) + "," +
-             fixed(t.error(), 5) + "," + (sweep && static_cast<int>(k) == c.real_best ? "1" : "0") + "," +
+      csv += c.cluster + "," + t.controller + "," + fixed_digits(t.barrier_ms, 3) + "," + std::to_string(t.seeds) + "," + fixed_digits(t.real_s, 4) + "," +
+             std::to_string(t.real_misses) + "," + fixed_digits(t.surrogate_s, 4) + "," + std::to_string(t.surrogate_misses) + "," +
+             fixed_digits(t.error(), 5) + "," + (sweep && static_cast<int>(k) == c.real_best ? "1" : "0") + "," +
              (sweep && static_cast<int>(k) == c.surrogate_best ? "1" : "0") + "\n";
     };
     for (std::size_t k = 0; k < c.others.size(); ++k) row(c.others[k], false, k);

@@ -19,7 +19,7 @@ using testing::two_speed_cluster;
 
 namespace {
 
-env::PlanContext at(std::int64_t round, int epoch, bool epoch_start) { return {round, epoch, epoch_start, 0.0}; }
+env::PlanContext plan_at(std::int64_t round, int epoch, bool epoch_start) { return {round, epoch, epoch_start, 0.0}; }
 
 // A round of 100 ms of work plus comm_ms in which workers 0 .. taking_part - 1 take their planned
 // local steps and the rest, their shards used up, take none and wait.
@@ -94,19 +94,19 @@ TEST_CASE("whole_cluster_windows: an epoch's tail, rounds some workers sit out, 
     BarrierController c(options);
     c.set_agent(agent);
     c.start(two_speed_cluster());
-    c.plan(at(0, 0, true));
+    c.plan(plan_at(0, 0, true));
     CHECK(agent->calls == 1);
     c.observe_round(round_of(c, 0, 4, 60));  // the whole cluster: a window, the next round decides
-    CHECK(c.decision_point(at(1, 0, false)));
-    c.plan(at(1, 0, false));
+    CHECK(c.decision_point(plan_at(1, 0, false)));
+    c.plan(plan_at(1, 0, false));
     CHECK(agent->calls == 2);
     const float comm_share = agent->last_observation[orchestra::StateLayout::kCommShareWindow];
     CHECK(comm_share == doctest::Approx(60.0 / 160));
     const auto tail = round_of(c, 1, 1, 5);  // only the fastest worker still holds data
     CHECK(c.closes_window(tail) == !whole_only);
     c.observe_round(tail);
-    CHECK(c.decision_point(at(2, 0, false)) == !whole_only);
-    c.plan(at(2, 0, false));
+    CHECK(c.decision_point(plan_at(2, 0, false)) == !whole_only);
+    c.plan(plan_at(2, 0, false));
     CHECK(agent->calls == (whole_only ? 2 : 3));
     const auto last = round_of(c, 2, 1, 5, /*epoch_end=*/true);  // the epoch's end closes a window either way
     CHECK(c.closes_window(last));
@@ -116,7 +116,7 @@ TEST_CASE("whole_cluster_windows: an epoch's tail, rounds some workers sit out, 
     epoch.worker_steps = {4, 1, 1, 1};
     epoch.worker_busy_ms = {40, 21, 21, 21};
     c.observe_epoch(epoch);
-    c.plan(at(3, 1, true));
+    c.plan(plan_at(3, 1, true));
     CHECK(agent->calls == (whole_only ? 3 : 4));
     // The window the agent reads at the epoch's start: round 0 (the tail left out), or the tail's
     // last round (5 ms of communication in a 105 ms round).

@@ -8,7 +8,7 @@
 
 namespace {
 
-env::RoundPlan averaging(std::vector<env::WorkerPlan> workers) {
+env::RoundPlan uniform_averaging(std::vector<env::WorkerPlan> workers) {
   env::RoundPlan p;
   p.aggregation = env::Aggregation::ModelAverage;
   p.workers = std::move(workers);
@@ -30,9 +30,9 @@ env::ClusterSpec two_workers() {
 }  // namespace
 
 TEST_CASE("round rules: data shares follow B_i * tau_i unless the plan gives them, a worker with batch 0 sits out") {
-  CHECK(env::epoch_data_shares(averaging({{32, 2}, {16, 8}})) == std::vector<double>{64, 128});
-  CHECK(env::epoch_data_shares(averaging({{32, env::kUntilShardEnd}, {0, 4}})) == std::vector<double>{32, 0});
-  auto given = averaging({{32, 2}, {16, 8}});
+  CHECK(env::epoch_data_shares(uniform_averaging({{32, 2}, {16, 8}})) == std::vector<double>{64, 128});
+  CHECK(env::epoch_data_shares(uniform_averaging({{32, env::kUntilShardEnd}, {0, 4}})) == std::vector<double>{32, 0});
+  auto given = uniform_averaging({{32, 2}, {16, 8}});
   given.data_shares = {0.75, 0.25};
   CHECK(env::epoch_data_shares(given) == std::vector<double>{0.75, 0.25});
   given.data_shares = {1.0};
@@ -41,12 +41,12 @@ TEST_CASE("round rules: data shares follow B_i * tau_i unless the plan gives the
 
 TEST_CASE("round rules: plans are checked against the cluster, with the worker's name") {
   const auto c = two_workers();
-  CHECK_NOTHROW(env::validate_plan(averaging({{32, 2}, {0, 0}}), c, false, env::Aggregation::GradientAllReduce));
-  CHECK_THROWS_WITH_AS(env::validate_plan(averaging({{65, 2}, {1, 1}}), c, false, env::Aggregation::ModelAverage),
+  CHECK_NOTHROW(env::validate_plan(uniform_averaging({{32, 2}, {0, 0}}), c, false, env::Aggregation::GradientAllReduce));
+  CHECK_THROWS_WITH_AS(env::validate_plan(uniform_averaging({{65, 2}, {1, 1}}), c, false, env::Aggregation::ModelAverage),
                        "worker a: batch 65 outside [0, max_batch 64]", common::PlanError);
-  CHECK_THROWS_WITH_AS(env::validate_plan(averaging({{0, 2}, {0, 1}}), c, false, env::Aggregation::ModelAverage),
+  CHECK_THROWS_WITH_AS(env::validate_plan(uniform_averaging({{0, 2}, {0, 1}}), c, false, env::Aggregation::ModelAverage),
                        "plan gives no worker any work", common::PlanError);
-  CHECK_THROWS_WITH_AS(env::validate_plan(averaging({{8, 2}, {8, 1}}), c, true, env::Aggregation::GradientAllReduce),
+  CHECK_THROWS_WITH_AS(env::validate_plan(uniform_averaging({{8, 2}, {8, 1}}), c, true, env::Aggregation::GradientAllReduce),
                        "aggregation changed inside an epoch", common::PlanError);
 }
 

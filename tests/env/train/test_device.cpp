@@ -41,7 +41,7 @@ std::shared_ptr<const DatasetPair> samples(std::int64_t n, std::int64_t side) {
 }
 
 // The largest ||a_k - b_k|| / ||b_k|| over the tensors, compared on the CPU.
-double relative_difference(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
+double relative_difference_on_cpu(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
   double worst = 0;
   for (std::size_t k = 0; k < a.size(); ++k) {
     const torch::Tensor x = a[k].cpu(), y = b[k].cpu();
@@ -229,7 +229,7 @@ TEST_CASE("device: cuda trains the replicas as the CPU does (batched and sequent
       for (int w = 0; w < 3; ++w) {
         CAPTURE(w);
         CHECK(gpu.first[static_cast<std::size_t>(w)][0].device().is_cuda());
-        CHECK(relative_difference(gpu.first[static_cast<std::size_t>(w)], cpu.first[static_cast<std::size_t>(w)]) < tolerance);
+        CHECK(relative_difference_on_cpu(gpu.first[static_cast<std::size_t>(w)], cpu.first[static_cast<std::size_t>(w)]) < tolerance);
       }
       CHECK(gpu.second.loss == doctest::Approx(cpu.second.loss).epsilon(tolerance));
     }

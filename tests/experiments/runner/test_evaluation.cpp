@@ -22,7 +22,7 @@
 
 namespace {
 
-const char* kTiny = R"(name: tiny
+const char* kTinyEvaluation = R"(name: tiny
 seed: 1
 data:
   dataset: synthetic
@@ -42,7 +42,7 @@ double number(const nlohmann::json& j) { return j.is_null() ? NAN : j.get<double
 }  // namespace
 
 TEST_CASE("the sweep of static barriers: log-spaced from the slowest step to 64 times it") {
-  const auto config = experiments::parse_config(kTiny, "tiny.yaml");
+  const auto config = experiments::parse_config(kTinyEvaluation, "tiny.yaml");
   // B / N = 16: the slow worker's step is 5 + 0.3 * 16 = 9.8 ms; 64 times it is 627.2 ms.
   const std::vector<double> sweep = experiments::barrier_sweep(config, 4);
   REQUIRE(sweep.size() == 4);
@@ -57,7 +57,7 @@ TEST_CASE("the sweep of static barriers: log-spaced from the slowest step to 64 
 TEST_CASE("orchestra evaluate: every controller per seed, the oracle and the ratios checked against the results folders") {
   if (!testing::gnuplot_or_skip()) return;
   testing::TempDir dir;
-  testing::write_text(dir / "tiny.yaml", kTiny);
+  testing::write_text(dir / "tiny.yaml", kTinyEvaluation);
   torch::manual_seed(4);
   agents::PolicyControl control;
   control.move = orchestra::BarrierMove::Multiplicative;
@@ -224,7 +224,7 @@ TEST_CASE("plot_evaluation: where no controller reached the target and no cluste
 
 TEST_CASE("orchestra evaluate --epochs --target: every run on the changed workload, the baselines' times at the other target") {
   testing::TempDir dir;
-  testing::write_text(dir / "tiny.yaml", kTiny);  // 3 epochs to 60%
+  testing::write_text(dir / "tiny.yaml", kTinyEvaluation);  // 3 epochs to 60%
   torch::manual_seed(6);
   agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{orchestra::StateLayout::kStateSize, {8}})).save(dir / "policy.pt");
   const std::string base = std::string(ORCHESTRA_BINARY) + " evaluate " + (dir / "policy.pt") + " " + (dir / "tiny.yaml") + " --seeds 1 --sweep-ms 10,160 --quiet";
@@ -315,7 +315,7 @@ TEST_CASE("orchestra evaluate: the random controller starts where the policy doe
   CHECK(from_lcm.output.find("start: planned") != std::string::npos);
   // Where the policy cannot plan (a workload the pretrained surrogate does not know), neither does
   // the random controller: both start at LCM's T*.
-  testing::write_text(dir / "tiny.yaml", kTiny);
+  testing::write_text(dir / "tiny.yaml", kTinyEvaluation);
   const auto unknown = testing::run_command(std::string(ORCHESTRA_BINARY) + " evaluate " + shipped + " " + (dir / "tiny.yaml") +
                                             " --seeds 1 --sweep-ms 10,40 --quiet --out " + (dir / "unknown"));
   REQUIRE_MESSAGE(unknown.exit_code == 0, unknown.output);
@@ -331,8 +331,8 @@ TEST_CASE("orchestra evaluate: the random controller starts where the policy doe
 
 TEST_CASE("orchestra evaluate 2>&1 | cat: a progress line per cluster, then the end, on stderr") {
   testing::TempDir dir;
-  testing::write_text(dir / "box_a.yaml", kTiny);
-  testing::write_text(dir / "box_b.yaml", kTiny);
+  testing::write_text(dir / "box_a.yaml", kTinyEvaluation);
+  testing::write_text(dir / "box_b.yaml", kTinyEvaluation);
   torch::manual_seed(5);
   agents::A3cPolicy(agents::ActorCritic(agents::ActorCriticSpec{orchestra::StateLayout::kStateSize, {8}})).save(dir / "policy.pt");
   const auto r = testing::run_command("ORCHESTRA_PROGRESS_EVERY_S=0.05 " + std::string(ORCHESTRA_BINARY) + " evaluate " + (dir / "policy.pt") + " " +
@@ -363,7 +363,7 @@ TEST_CASE("orchestra evaluate 2>&1 | cat: a progress line per cluster, then the 
 
 TEST_CASE("orchestra evaluate --baselines-from: only the policies run, and the tables are the full evaluation's") {
   testing::TempDir dir;
-  testing::write_text(dir / "tiny.yaml", kTiny);
+  testing::write_text(dir / "tiny.yaml", kTinyEvaluation);
   agents::PolicyControl control;
   control.move = orchestra::BarrierMove::Multiplicative;
   control.interval = orchestra::DecisionInterval::Rounds;

@@ -24,7 +24,7 @@ namespace {
 const std::string kSource = ORCHESTRA_SOURCE_DIR;
 // The shipped network as trained (LCM's start and the f4 recipe's bounds, which the search sweeps).
 const std::string kPolicy = kSource + "/pretrained/candidates/genet-s14-3-2000.pt";
-const std::string kConfig = kSource + "/configs/a3c_surrogate_f4.yaml";
+const std::string kSurrogateConfig = kSource + "/configs/a3c_surrogate_f4.yaml";
 
 // One episode of `base` from seed, T held at T* x start_factor (policy null) or moved by the policy.
 double episode_seconds(orchestra::LocalSgdBarrierEnvConfig base, std::uint64_t seed, double start_factor, agents::A3cPolicy* policy,
@@ -45,7 +45,7 @@ double episode_seconds(orchestra::LocalSgdBarrierEnvConfig base, std::uint64_t s
 }  // namespace
 
 TEST_CASE("surrogate hardest: each gap is the policy's time over the best static T's on that episode, hardest first, one result per seed") {
-  const experiments::TrainConfig config = experiments::load_train_config(kConfig);
+  const experiments::TrainConfig config = experiments::load_train_config(kSurrogateConfig);
   experiments::HardestSearchOptions options;
   options.candidates = 12;
   options.keep = 4;
@@ -106,7 +106,7 @@ TEST_CASE("surrogate hardest: each gap is the policy's time over the best static
 TEST_CASE("orchestra surrogate hardest: the file a training config reads as focus, whose clusters its episodes then run, and bad files and configs refused") {
   testing::TempDir dir;
   const std::string bin = ORCHESTRA_BINARY;
-  const auto run = testing::run_command(bin + " surrogate hardest " + kPolicy + " " + kConfig + " --candidates 10 --keep 3 --seed 5 --out " +
+  const auto run = testing::run_command(bin + " surrogate hardest " + kPolicy + " " + kSurrogateConfig + " --candidates 10 --keep 3 --seed 5 --out " +
                                         (dir / "focus.json") + " --quiet");
   REQUIRE_MESSAGE(run.exit_code == 0, run.output);
   CHECK(run.output.find("10 candidates: the policy") != std::string::npos);
@@ -117,19 +117,19 @@ TEST_CASE("orchestra surrogate hardest: the file a training config reads as focu
   const auto draws = experiments::read_focus_draws(dir / "focus.json");
   REQUIRE(draws.size() == 3);
   CHECK(draws[0] == doc["clusters"][0]["draw_seed"].get<std::uint64_t>());
-  const auto rerun = testing::run_command(bin + " surrogate hardest " + kPolicy + " " + kConfig + " --candidates 10 --keep 3 --seed 5 --out " +
+  const auto rerun = testing::run_command(bin + " surrogate hardest " + kPolicy + " " + kSurrogateConfig + " --candidates 10 --keep 3 --seed 5 --out " +
                                           (dir / "again.json") + " --quiet");
   REQUIRE_MESSAGE(rerun.exit_code == 0, rerun.output);
   CHECK(testing::read_text(dir / "again.json") == testing::read_text(dir / "focus.json"));  // the same seed, the same file
   // --out replaces a focus file, not a config given by a slip of the path.
   testing::write_text(dir / "mine.yaml", "name: mine\n");
-  const auto slip = testing::run_command(bin + " surrogate hardest " + kPolicy + " " + kConfig + " --candidates 10 --keep 3 --out " + (dir / "mine.yaml"));
+  const auto slip = testing::run_command(bin + " surrogate hardest " + kPolicy + " " + kSurrogateConfig + " --candidates 10 --keep 3 --out " + (dir / "mine.yaml"));
   CHECK(slip.exit_code == 2);
   CHECK(slip.output.find("--out " + (dir / "mine.yaml") + ": holds a file that is not a focus-clusters file") != std::string::npos);
   CHECK(testing::read_text(dir / "mine.yaml") == "name: mine\n");
 
   // A training config with focus: every episode (share 1) on one of the three clusters.
-  std::string yaml = testing::read_text(kConfig);
+  std::string yaml = testing::read_text(kSurrogateConfig);
   yaml.replace(yaml.find("surrogate: ../"), 14, "surrogate: " + kSource + "/");
   yaml.replace(yaml.find("  - controller_task.yaml"), 24, "  - " + kSource + "/configs/controller_task.yaml");
   testing::write_text(dir / "train.yaml", yaml + "focus: {files: [focus.json], share: 1}\n");
@@ -145,7 +145,7 @@ TEST_CASE("orchestra surrogate hardest: the file a training config reads as focu
   // The search itself draws from the distribution, not the focus: the same candidates either way.
   experiments::HardestSearchOptions small;
   small.candidates = 3;
-  const auto plain = experiments::find_hardest_clusters(experiments::load_train_config(kConfig), agents::A3cPolicy::load(kPolicy), small);
+  const auto plain = experiments::find_hardest_clusters(experiments::load_train_config(kSurrogateConfig), agents::A3cPolicy::load(kPolicy), small);
   const auto from_focused = experiments::find_hardest_clusters(focused, agents::A3cPolicy::load(kPolicy), small);
   REQUIRE(plain.clusters.size() == from_focused.clusters.size());
   for (std::size_t i = 0; i < plain.clusters.size(); ++i) CHECK(plain.clusters[i].draw_seed == from_focused.clusters[i].draw_seed);
@@ -169,7 +169,7 @@ TEST_CASE("orchestra surrogate hardest: the file a training config reads as focu
                        common::ConfigError);
 
   // A policy trained with other moves is refused by the command, one line, exit 2.
-  const auto other = testing::run_command(bin + " surrogate hardest " + kSource + "/pretrained/candidates/surrogate-wide-s12-8000.pt " + kConfig +
+  const auto other = testing::run_command(bin + " surrogate hardest " + kSource + "/pretrained/candidates/surrogate-wide-s12-8000.pt " + kSurrogateConfig +
                                           " --candidates 2 --out " + (dir / "x.json"));
   CHECK(other.exit_code == 2);
   CHECK(other.output.find("was trained with another controller") != std::string::npos);

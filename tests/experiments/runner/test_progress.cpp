@@ -93,7 +93,7 @@ std::string joined(const std::vector<TimedLine>& lines) {
   return all;
 }
 
-std::string binary() { return ORCHESTRA_BINARY; }
+std::string orchestra_binary() { return ORCHESTRA_BINARY; }
 
 // A TCP port nothing listens on now: the OS picks one for a socket bound to port 0.
 int free_tcp_port() {
@@ -254,7 +254,7 @@ TEST_CASE("orchestra train | cat: a progress line every interval, even while no 
   testing::TempDir dir;
   testing::write_text(dir / "toy.yaml", slow_toy_config(4, 700));
   int exit_code = -1;
-  const auto lines = timed_lines("ORCHESTRA_PROGRESS_EVERY_S=0.25 " + binary() + " train " + (dir / "toy.yaml") + " --out " + (dir / "out"),
+  const auto lines = timed_lines("ORCHESTRA_PROGRESS_EVERY_S=0.25 " + orchestra_binary() + " train " + (dir / "toy.yaml") + " --out " + (dir / "out"),
                                  exit_code);
   INFO(joined(lines));
   REQUIRE(exit_code == 0);
@@ -282,7 +282,7 @@ TEST_CASE("orchestra train | cat: a progress line every interval, even while no 
   CHECK(joined(lines).find("trained 4 updates") != std::string::npos);
 
   // --quiet: the same training prints no progress line.
-  const auto r = testing::run_command("ORCHESTRA_PROGRESS_EVERY_S=0.25 " + binary() + " train " + (dir / "toy.yaml") + " --out " +
+  const auto r = testing::run_command("ORCHESTRA_PROGRESS_EVERY_S=0.25 " + orchestra_binary() + " train " + (dir / "toy.yaml") + " --out " +
                                       (dir / "quiet") + " --quiet --updates 2");
   CHECK(r.exit_code == 0);
   CHECK(r.output.find(" updates/s") == std::string::npos);
@@ -293,7 +293,7 @@ TEST_CASE("orchestra run | cat: each policy's epochs done of its budget, the run
   testing::TempDir dir;
   testing::write_text(dir / "t.yaml", kTinyRun);
   int exit_code = -1;
-  const auto lines = timed_lines("ORCHESTRA_PROGRESS_EVERY_S=0.05 " + binary() + " run " + (dir / "t.yaml") + " --out " + (dir / "out"), exit_code);
+  const auto lines = timed_lines("ORCHESTRA_PROGRESS_EVERY_S=0.05 " + orchestra_binary() + " run " + (dir / "t.yaml") + " --out " + (dir / "out"), exit_code);
   INFO(joined(lines));
   REQUIRE(exit_code == 0);
   const std::regex progress(R"(^(dsgd|local-sgd)  ([0-9.]+)/2 epochs \((\d+)%\)  sim time [0-9.]+ s  elapsed \d+:\d\d  ETA (\S+)$)");
@@ -308,7 +308,7 @@ TEST_CASE("orchestra run | cat: each policy's epochs done of its budget, the run
   CHECK(local >= 1);
   const std::string all = joined(lines);
   CHECK(all.find("dsgd           epoch 2/2  acc ") != std::string::npos);
-  const auto r = testing::run_command(binary() + " run " + (dir / "t.yaml") + " --out " + (dir / "q") + " --quiet");
+  const auto r = testing::run_command(orchestra_binary() + " run " + (dir / "t.yaml") + " --out " + (dir / "q") + " --quiet");
   CHECK(r.output.find(" epochs (") == std::string::npos);
   CHECK(r.output.find("epoch 1/2") == std::string::npos);
 }
@@ -317,7 +317,7 @@ TEST_CASE("orchestra run --seeds --jobs 2 | cat: policies finished over all seed
   testing::TempDir dir;
   testing::write_text(dir / "t.yaml", kTinyRun);
   int exit_code = -1;
-  const auto lines = timed_lines("ORCHESTRA_PROGRESS_EVERY_S=0.05 " + binary() + " run " + (dir / "t.yaml") + " --seeds 1-3 --jobs 2 --out " +
+  const auto lines = timed_lines("ORCHESTRA_PROGRESS_EVERY_S=0.05 " + orchestra_binary() + " run " + (dir / "t.yaml") + " --seeds 1-3 --jobs 2 --out " +
                                      (dir / "out"),
                                  exit_code);
   INFO(joined(lines));
@@ -339,7 +339,7 @@ TEST_CASE("orchestra run --seeds --jobs 2 | cat: policies finished over all seed
   for (const char* seed : {"seed 1 done", "seed 2 done", "seed 3 done"}) CHECK(all.find(seed) != std::string::npos);
 
   // One seed after the other: each policy's lines name the seed, and each seed's end the time left.
-  const auto one = timed_lines("ORCHESTRA_PROGRESS_EVERY_S=0.05 " + binary() + " run " + (dir / "t.yaml") + " --seeds 4,5 --out " + (dir / "seq"),
+  const auto one = timed_lines("ORCHESTRA_PROGRESS_EVERY_S=0.05 " + orchestra_binary() + " run " + (dir / "t.yaml") + " --seeds 4,5 --out " + (dir / "seq"),
                                exit_code);
   const std::string seq = joined(one);
   INFO(seq);
@@ -354,7 +354,7 @@ TEST_CASE("orchestra launch | cat: rank 0 reports each policy's epochs as `run` 
   std::string yaml = testing::read_text(std::string(ORCHESTRA_SOURCE_DIR) + "/configs/real_quick.yaml");
   testing::write_text(dir / "real.yaml", yaml);
   int exit_code = -1;
-  const auto lines = timed_lines("ORCHESTRA_PROGRESS_EVERY_S=0.05 " + binary() + " launch --nproc 2 " + (dir / "real.yaml") + " --out " +
+  const auto lines = timed_lines("ORCHESTRA_PROGRESS_EVERY_S=0.05 " + orchestra_binary() + " launch --nproc 2 " + (dir / "real.yaml") + " --out " +
                                      (dir / "out") + " --timeout 60",
                                  exit_code);
   INFO(joined(lines));
@@ -375,7 +375,7 @@ TEST_CASE("orchestra launch | cat: rank 0 reports each policy's epochs as `run` 
   // Two machines (here two launchers): the one without rank 0 says how its ranks do. Node 0 starts
   // first and hosts the store on a port the OS reported free; node 1 starts once node 0 says so.
   const std::string port = std::to_string(free_tcp_port());
-  const std::string node = binary() + " launch --nproc 1 --nnodes 2 --master-addr 127.0.0.1 --master-port " + port + " " +
+  const std::string node = orchestra_binary() + " launch --nproc 1 --nnodes 2 --master-addr 127.0.0.1 --master-port " + port + " " +
                            (dir / "real.yaml") + " --timeout 60 --out " + (dir / "two");
   const std::string node0_log = dir / "node0.log";
   const std::string both = "(ORCHESTRA_PROGRESS_EVERY_S=0.05 " + node + " --node-rank 0 > " + node0_log +
@@ -401,7 +401,7 @@ TEST_CASE("orchestra launch | cat: rank 0 reports each policy's epochs as `run` 
   // word, each rank by its own plan. Now every rank stops at the rendezvous, exit 2 on both; the
   // machine that differs names the key.
   const std::string other_port = std::to_string(free_tcp_port());
-  const std::string other = binary() + " launch --nproc 1 --nnodes 2 --master-addr 127.0.0.1 --master-port " + other_port + " " +
+  const std::string other = orchestra_binary() + " launch --nproc 1 --nnodes 2 --master-addr 127.0.0.1 --master-port " + other_port + " " +
                             (dir / "real.yaml") + " --timeout 60 --quiet --out " + (dir / "mixed");
   const std::string mixed0_log = dir / "mixed0.log";
   const std::string mixed = "(" + other + " --node-rank 0 > " + mixed0_log + " 2>&1 & sleep 0.5; " + other +
