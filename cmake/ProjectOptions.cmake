@@ -6,7 +6,8 @@ include(${CMAKE_CURRENT_LIST_DIR}/TorchPch.cmake)  # orchestra_torch_pch
 # On by default: a clean build (the first command, CI) is what a 2-core machine waits for. An edit
 # then recompiles its whole batch; configure with -DORCHESTRA_UNITY_BUILD=OFF to iterate on one
 # file. So that batches can form in any order, names in a file's anonymous namespace must not be
-# used by another file of the same target (checked with -DORCHESTRA_UNITY_BATCH=0, one batch each).
+# used by another file of the same target (every target built as one batch, -DORCHESTRA_UNITY_BATCH=0,
+# on 2026-12-04; no CI step repeats that, a clash shows as a redefinition error naming both files).
 option(ORCHESTRA_UNITY_BUILD "Compile each target's sources in batches of ORCHESTRA_UNITY_BATCH files" ON)
 set(ORCHESTRA_UNITY_BATCH 8 CACHE STRING "Sources per unity batch")
 

@@ -4,7 +4,7 @@
 # quickstart needs (scripts/install.sh), `scripts/build.sh` the rest as well (scripts/test.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Unity builds, the default (cmake/ProjectOptions.cmake): about half the compile time of a clean
+# Unity builds, the default (cmake/ProjectOptions.cmake): about 40% of the compile time of a clean
 # build. To iterate on one file: cmake -S . -B build -DORCHESTRA_UNITY_BUILD=OFF.
 if [ ! -f build/build.ninja ]; then
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
