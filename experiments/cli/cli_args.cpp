@@ -10,6 +10,13 @@
 namespace experiments {
 
 const std::string& ArgCursor::value() {
+  if (!given_.insert(arg()).second) throw UsageError(arg() + " is given twice: give it once");
+  return next_value();
+}
+
+const std::string& ArgCursor::repeatable_value() { return next_value(); }
+
+const std::string& ArgCursor::next_value() {
   const std::string& flag = arg();
   if (index_ + 1 >= args_.size()) throw UsageError(flag + " needs a value");
   // `--out --quiet` is a forgotten value, not a folder named "--quiet" (a negative number's one

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,16 +26,23 @@ class ArgCursor {
   bool is_help() const { return is("-h") || is("--help"); }
   bool is_option() const { return !arg().empty() && arg()[0] == '-'; }
 
-  // The value after the current flag (consumed); UsageError if there is none.
+  // The value after the current flag (consumed); UsageError if there is none, or if the flag was
+  // given a value before: `--seed 1 ... --seed 2` would otherwise run seed 2 without a word.
   const std::string& value();
+  // The same for a flag that collects (`evaluate --also A --also B`): each value is kept, so the
+  // flag may come again.
+  const std::string& repeatable_value();
   // The value as an integer in [min, max]; UsageError naming the flag otherwise.
   std::int64_t integer(std::int64_t min, std::int64_t max);
   // The value after the current flag as a number in [min, max]; UsageError naming the flag otherwise.
   double number(double min, double max);
 
  private:
+  const std::string& next_value();
+
   const Args& args_;
   std::size_t index_ = static_cast<std::size_t>(-1);
+  std::set<std::string> given_;  // the flags whose value() was read
 };
 
 // `text` as a whole as a decimal number (2, -0.5, 1e-3: no spaces, no '+' in front, no hex, no

@@ -96,7 +96,7 @@ int command_calibrate(const Args& args) {
     } else if (a == "--out") {
       out_path = arg.value();
     } else if (a == "--profile") {
-      const std::string& v = arg.value();
+      const std::string& v = arg.repeatable_value();
       const auto eq = v.find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == v.size()) throw UsageError("--profile expects WORKER=FILE.json, got '" + v + "'");
       for (const auto& [worker, file] : profiles)

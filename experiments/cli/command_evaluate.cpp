@@ -111,7 +111,7 @@ int command_evaluate(const Args& args) {
     } else if (a == "--jobs") {
       options.jobs = static_cast<int>(arg.integer(1, 256));
     } else if (a == "--also") {
-      options.also.push_back(arg.value());
+      options.also.push_back(arg.repeatable_value());
     } else if (read_workload_flag(arg, options.workload)) {
       // --epochs, --target
     } else if (a == "--baselines-from") {

@@ -271,7 +271,7 @@ bool read_fidelity_argument(ArgCursor& arg, FidelityRunOptions& options) {
   } else if (a == "--policy") {
     options.policy = arg.value();
   } else if (a == "--real") {
-    options.real_from.push_back(arg.value());
+    options.real_from.push_back(arg.repeatable_value());
   } else if (a == "--quiet") {
     options.quiet = true;
   } else if (a == "--overwrite") {

@@ -110,3 +110,29 @@ TEST_CASE("orchestra: a usage error is one line that points to the command's --h
   CHECK(empty.output == "orchestra draw: --out needs a value, got '' (try: orchestra draw --help)\n");
   CHECK(std::filesystem::is_empty(dir.path));
 }
+
+TEST_CASE("orchestra: a flag given twice is refused, one that collects may come again") {
+  const std::string bin = ORCHESTRA_BINARY;
+  // The last value used to win without a word: `run --seed 1 ... --seed 2` ran seed 2. (No such
+  // config: were the flag let through, the command would stop at the file, not train.)
+  const auto seed = testing::run_command(bin + " run no-such.yaml --seed 1 --threads 1 --seed 2");
+  CHECK(seed.exit_code == 2);
+  CHECK(seed.output == "orchestra run: --seed is given twice: give it once (try: orchestra run --help)\n");
+  const auto out = testing::run_command(bin + " draw no-such.yaml --out a --count 2 --out b");
+  CHECK(out.output == "orchestra draw: --out is given twice: give it once (try: orchestra draw --help)\n");
+  // Through the shared --epochs/--target reader too.
+  const auto target = testing::run_command(bin + " evaluate p.pt c.yaml --target 0.8 --target 0.9");
+  CHECK(target.output == "orchestra evaluate: --target is given twice: give it once (try: orchestra evaluate --help)\n");
+  // --also, --real and --profile collect: the second is taken, and the command goes on to the
+  // next check (here: the files it was given do not exist).
+  const auto also = testing::run_command(bin + " evaluate --also dsgd --also local-sgd --seeds 1");
+  CHECK(also.output == "orchestra evaluate: needs POLICY.pt and CONFIG.yaml files (try: orchestra evaluate --help)\n");
+  const auto real = testing::run_command(bin + " surrogate fidelity --real a --real b --seeds 1");
+  CHECK(real.output.find("given twice") == std::string::npos);
+  CHECK(real.exit_code == 2);
+  const auto profile = testing::run_command(bin + " calibrate --profile a=x.json --profile b=y.json");
+  CHECK(profile.output == "orchestra calibrate: needs REAL_RESULTS_DIR (try: orchestra calibrate --help)\n");
+  // A flag without a value (a switch) given twice changes nothing, and is let be.
+  const auto quiet = testing::run_command(bin + " calibrate --quiet --quiet");
+  CHECK(quiet.output == "orchestra calibrate: needs REAL_RESULTS_DIR (try: orchestra calibrate --help)\n");
+}

@@ -167,8 +167,9 @@ TEST_CASE("orchestra surrogate calibrate: real sweep once, one fidelity per drif
   testing::TempDir dir;
   fit_tiny_surrogate(dir);
   const auto fitted = env::read_surrogate(dir / "s.json");
-  const std::string base = kBinary + " surrogate calibrate " + (dir / "s.json") + " " + (dir / "task.yaml") + " --seeds 1 --work " + (dir / "work") +
-                           " --policy " + ORCHESTRA_SOURCE_DIR + "/pretrained/candidates/genet-s14-3-2000.pt";
+  const std::string command = kBinary + " surrogate calibrate " + (dir / "s.json") + " " + (dir / "task.yaml") + " --seeds 1 --policy " +
+                              ORCHESTRA_SOURCE_DIR + "/pretrained/candidates/genet-s14-3-2000.pt";
+  const std::string base = command + " --work " + (dir / "work");
   const auto run = testing::run_command(base + " --scales 1,4 --out " + (dir / "c.json") + " --quiet");
   REQUIRE_MESSAGE(run.exit_code == 0, run.output);
   // The real evaluation ran once, in the first scale's folder; each scale has its own fidelity folder.
@@ -199,7 +200,7 @@ TEST_CASE("orchestra surrogate calibrate: real sweep once, one fidelity per drif
   CHECK(env::read_surrogate(dir / "c2.json")->progress.drift_scale == doctest::Approx(fitted->progress.drift_scale * 4));
 
   // A grid of steps gains crossed with the scales: one folder per point, the chosen gain written.
-  const auto gains = testing::run_command(base + " --scales 4 --steps-gains 0,0.02 --steps-reference 5 --real " + (dir / "work/scale-1/real") +
+  const auto gains = testing::run_command(command + " --scales 4 --steps-gains 0,0.02 --steps-reference 5 --real " + (dir / "work/scale-1/real") +
                                           " --work " + (dir / "work-gains") + " --out " + (dir / "c-gains.json") + " --quiet");
   REQUIRE_MESSAGE(gains.exit_code == 0, gains.output);
   CHECK(std::filesystem::exists(dir / "work-gains/scale-4/fidelity.csv"));
