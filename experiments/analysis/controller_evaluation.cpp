@@ -231,7 +231,8 @@ std::string evaluation_markdown(const EvaluationSummary& summary) {
   for (std::size_t i = 0; i < summary.overall.size(); ++i) md << "---:|";
   md << "---:|---:|\n";
   const auto cell = [](const ControllerScore& s) {
-    std::string text = fixed(s.geomean_ratio, 2) + "x";
+    // A cluster where no sweep point reached the target on any seed has no ratio to show.
+    std::string text = std::isfinite(s.geomean_ratio) ? fixed(s.geomean_ratio, 2) + "x" : "-";
     if (s.misses > 0) text += " (" + std::to_string(s.misses) + " of " + std::to_string(s.runs) + " missed)";
     return text;
   };

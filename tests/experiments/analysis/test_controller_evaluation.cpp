@@ -77,6 +77,25 @@ TEST_CASE("evaluation: the oracle is the best static T per cluster and seed, rat
   CHECK(summary.overall[1].misses == 1);
 }
 
+TEST_CASE("evaluation: a cluster with no oracle on any seed shows no ratio, and its misses") {
+  // Cluster c: no sweep point reached the target on either seed; a3c reached it once.
+  auto runs = worked_example();
+  for (const std::uint64_t seed : {1, 2}) runs.push_back(sweep("c", seed, 70, std::nullopt, 40.0));
+  runs.push_back(judged("c", 1, "a3c", 30.0, 30.0));
+  runs.push_back(judged("c", 2, "a3c", std::nullopt, 40.0));
+  runs.push_back(judged("c", 1, "lcm", 35.0, 35.0));
+  runs.push_back(judged("c", 2, "lcm", 36.0, 36.0));
+  const auto summary = experiments::summarize_evaluation(runs);
+  const std::string md = experiments::evaluation_markdown(summary);
+  CAPTURE(md);
+  CHECK(md.find("| c | - (1 of 2 missed) | - |") != std::string::npos);
+  CHECK(md.find("(2 seeds: no sweep point reached the target) |\n") != std::string::npos);
+  CHECK(md.find("-x") == std::string::npos);
+  CHECK(md.find("nan") == std::string::npos);
+  // The geometric means are over the clusters with an oracle, as without c; c's misses count.
+  CHECK(md.find("| **geometric mean** | **0.72x (1 of 6 missed)** | **1.57x (1 of 6 missed)** |") != std::string::npos);
+}
+
 TEST_CASE("evaluation: the tables hold every cluster, controller and seed") {
   const auto runs = worked_example();
   const auto summary = experiments::summarize_evaluation(runs);
