@@ -42,7 +42,8 @@
 // +1.5 points at 13-30 steps a round over the map of the same cluster's rounds of 2-8 steps, about
 // 0 below 8, hence a hinge at s_ref = 8; BENCHMARKS "The surrogate's tilt"); a step's training loss
 // is the replica's L times exp(gap + noise of sd `step_sd`); each episode's curve is scaled once by
-// exp(o), o ~ N(0, episode_sd^2) (runs of one workload differ by seed).
+// exp(o - episode_sd^2 / 2), o ~ N(0, episode_sd^2), whose mean is 1 (runs of one workload differ
+// by seed; the fitted curve is the mean run's).
 #pragma once
 
 #include <cstdint>
@@ -156,7 +157,7 @@ class SurrogateRng {
 // The global model's state and the episode's draws: what evaluate() reports.
 struct GlobalState {
   ReplicaState model;
-  double episode_scale = 1;     // exp(o)
+  double episode_scale = 1;     // exp(o - episode_sd^2 / 2)
   double observation = 0;       // SampleClock's u
   double accuracy_residual = 0;
   double loss = 0;              // the test loss now (with its noise)

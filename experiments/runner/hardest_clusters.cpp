@@ -38,7 +38,8 @@ EpisodeEnd run_episode(orchestra::LocalSgdBarrierEnv& env, std::uint64_t seed, A
 }
 
 // The static sweep's T's as factors of T*: powers of two over the controller's range (T*/8 ... 32 T*
-// where it sets none), the grid orchestra evaluate's sweep also spaces by two.
+// where it sets none). (orchestra evaluate's own sweep is anchored elsewhere: from the slowest
+// worker's step to kStepCap of them, x1.81 a point at its default 8 points, evaluation.cpp.)
 std::vector<double> sweep_factors(const agents::PolicyControl& control) {
   const double lo = control.min_barrier_x_start > 0 ? control.min_barrier_x_start : 0.125;
   const double hi = control.max_barrier_x_start > 0 ? control.max_barrier_x_start : 32.0;
