@@ -6,7 +6,7 @@
 // The rate is the least-squares slope of ln(loss) against the run's clock over the stretch's
 // rounds, anchored at the previous stretch's last round, so a stretch of one round already has a
 // rate (from two points) and a long one averages its rounds' noise: one round's loss alone was too
-// noisy to compare moves by (README, attempts table row 17, which compared single rounds).
+// noisy to compare moves by (docs/controller.md, attempts table row 17, which compared single rounds).
 #pragma once
 
 #include <cstdint>
