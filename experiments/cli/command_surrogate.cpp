@@ -17,6 +17,7 @@
 #include "experiments/runner/hardest_clusters.hpp"
 #include "experiments/runner/train_config.hpp"
 #include "common/atomic_file.hpp"
+#include "common/json_file.hpp"
 #include "common/own_output.hpp"
 #include "env/surrogate/surrogate_file.hpp"
 #include "experiments/surrogate/fidelity_run.hpp"
@@ -65,6 +66,8 @@ at microseconds per round (README, "The surrogate of training").
       --target-weight W  weight of the rounds near the target accuracy in the path's fit (default 3)
       --training-limit N fit on the first N training episodes only (how the fit grows with data)
       --judge FILE   fit nothing: print how well the surrogate FILE predicts the held-out episodes
+                     ("out_of_sample": false, and a line on stderr, where FILE was fitted on
+                     these logs: its final fit used every episode)
       --paths CSV    with --judge: every logged round beside the surrogate's expected path
 
   calibrate SURROGATE.json CONFIG...
@@ -240,7 +243,14 @@ int surrogate_fit(ArgCursor& arg) {
     if (holdout.empty())
       throw UsageError("--judge: --holdout-every " + std::to_string(options.holdout_every) + " holds out none of the " +
                        std::to_string(logs.episodes.size()) + " logged episodes (those whose id is a multiple of it): give a smaller one");
-    std::cout << quality_json(judge(*model, logs, holdout, options)).dump(2) << "\n";
+    nlohmann::json quality = quality_json(judge(*model, logs, holdout, options));
+    // The fit refits on every episode: judged on its own logs, "held out" is not out of sample.
+    const bool in_fit = fitted_on_logs(common::read_json_file(judge_file), folders);
+    quality["out_of_sample"] = !in_fit;
+    if (in_fit)
+      std::fprintf(stderr, "surrogate fit --judge: %s was fitted on these logs, every episode included: the held-out figures are in sample\n",
+                   judge_file.c_str());
+    std::cout << quality.dump(2) << "\n";
     if (!paths_file.empty()) {
       std::vector<const LoggedEpisode*> all;
       for (const auto& e : logs.episodes) all.push_back(&e);

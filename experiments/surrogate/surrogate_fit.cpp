@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <numeric>
 
@@ -488,6 +489,26 @@ SurrogateFitResult fit_surrogate(const RoundLogs& logs, const SurrogateFitOption
                    {"chosen", env::surrogate_form_name(result.chosen)},
                    {"chosen_by", "held-out time to target (mean |relative error|, a miss disagreement counting 1)"}};
   return result;
+}
+
+bool fitted_on_logs(const nlohmann::json& surrogate_document, const std::vector<std::string>& folders) {
+  if (!surrogate_document.is_object()) return false;
+  const auto fit = surrogate_document.find("fit");
+  if (fit == surrogate_document.end() || !fit->is_object()) return false;
+  const auto logs = fit->find("logs");
+  if (logs == fit->end() || !logs->is_array()) return false;
+  for (const std::string& folder : folders) {
+    std::error_code here_error;
+    const auto here = std::filesystem::weakly_canonical(folder, here_error);
+    if (here_error) continue;
+    for (const auto& fitted : *logs) {
+      if (!fitted.is_string()) continue;
+      std::error_code there_error;
+      const auto there = std::filesystem::weakly_canonical(fitted.get<std::string>(), there_error);
+      if (!there_error && there == here) return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace experiments

@@ -95,4 +95,11 @@ SurrogateFitResult fit_surrogate(const RoundLogs& logs, const SurrogateFitOption
 
 nlohmann::json quality_json(const FitQuality& quality);
 
+// Whether a surrogate file (its parsed JSON) was fitted on one of the log `folders`: its fit record
+// ("fit.logs", the folders as given then) names the same folder, compared as paths resolved from
+// here. The fit refits the chosen form on every logged episode, held-out ones included, so judging
+// it on those logs (`surrogate fit --judge`) is not out of sample. False where the file records
+// no fit (a calibrated copy keeps its fit's record).
+bool fitted_on_logs(const nlohmann::json& surrogate_document, const std::vector<std::string>& folders);
+
 }  // namespace experiments

@@ -125,6 +125,19 @@ TEST_CASE("orchestra surrogate log, fit, then run on the surrogate: the usual re
   const auto judged = testing::run_command(kBinary + " surrogate fit " + (dir / "later") + " --judge " + (dir / "s.json") + " --holdout-every 1000");
   CHECK(judged.exit_code == 2);
   CHECK(judged.output.find("--holdout-every 1000 holds out none of the 2 logged episodes") != std::string::npos);
+  // Judged on the logs it was fitted on, the "held-out" episodes were in its final fit: said on
+  // stderr and in the JSON. On logs it never saw, out of sample.
+  const auto own = testing::run_command("{ " + kBinary + " surrogate fit " + (dir / "log") + " --judge " + (dir / "s.json") + " --draws 2 2>" +
+                                        (dir / "own.err") + "; }");
+  REQUIRE_MESSAGE(own.exit_code == 0, own.output);
+  CHECK(nlohmann::json::parse(own.output)["out_of_sample"] == false);
+  CHECK(testing::read_text(dir / "own.err") == "surrogate fit --judge: " + (dir / "s.json") +
+                                                    " was fitted on these logs, every episode included: the held-out figures are in sample\n");
+  const auto fresh = testing::run_command("{ " + kBinary + " surrogate fit " + (dir / "later") + " --judge " + (dir / "s.json") +
+                                          " --holdout-every 2 --draws 2 2>" + (dir / "fresh.err") + "; }");
+  REQUIRE_MESSAGE(fresh.exit_code == 0, fresh.output);
+  CHECK(nlohmann::json::parse(fresh.output)["out_of_sample"] == true);
+  CHECK(testing::read_text(dir / "fresh.err").empty());
 
   std::string config = kTask;
   config += "runtime: {training: surrogate, surrogate: s.json}\n";
