@@ -66,8 +66,8 @@ at microseconds per round (README, "The surrogate of training").
       --target-weight W  weight of the rounds near the target accuracy in the path's fit (default 3)
       --training-limit N fit on the first N training episodes only (how the fit grows with data)
       --judge FILE   fit nothing: print how well the surrogate FILE predicts the held-out episodes
-                     ("out_of_sample": false, and a line on stderr, where FILE was fitted on
-                     these logs: its final fit used every episode)
+                     ("out_of_sample": false, and a line on stderr unless --quiet, where FILE
+                     was fitted on these logs: its final fit used every episode)
       --paths CSV    with --judge: every logged round beside the surrogate's expected path
 
   calibrate SURROGATE.json CONFIG...
@@ -247,7 +247,7 @@ int surrogate_fit(ArgCursor& arg) {
     // The fit refits on every episode: judged on its own logs, "held out" is not out of sample.
     const bool in_fit = fitted_on_logs(common::read_json_file(judge_file), folders);
     quality["out_of_sample"] = !in_fit;
-    if (in_fit)
+    if (in_fit && !options.quiet)  // --quiet: the JSON's out_of_sample still says it
       std::fprintf(stderr, "surrogate fit --judge: %s was fitted on these logs, every episode included: the held-out figures are in sample\n",
                    judge_file.c_str());
     std::cout << quality.dump(2) << "\n";
