@@ -133,6 +133,11 @@ TEST_CASE("orchestra surrogate log, fit, then run on the surrogate: the usual re
   CHECK(nlohmann::json::parse(own.output)["out_of_sample"] == false);
   CHECK(testing::read_text(dir / "own.err") == "surrogate fit --judge: " + (dir / "s.json") +
                                                     " was fitted on these logs, every episode included: the held-out figures are in sample\n");
+  const auto quiet = testing::run_command("{ " + kBinary + " surrogate fit " + (dir / "log") + " --judge " + (dir / "s.json") +
+                                          " --draws 2 --quiet 2>" + (dir / "quiet.err") + "; }");
+  REQUIRE_MESSAGE(quiet.exit_code == 0, quiet.output);
+  CHECK(nlohmann::json::parse(quiet.output)["out_of_sample"] == false);
+  CHECK(testing::read_text(dir / "quiet.err").empty());
   const auto fresh = testing::run_command("{ " + kBinary + " surrogate fit " + (dir / "later") + " --judge " + (dir / "s.json") +
                                           " --holdout-every 2 --draws 2 2>" + (dir / "fresh.err") + "; }");
   REQUIRE_MESSAGE(fresh.exit_code == 0, fresh.output);
